@@ -1,0 +1,275 @@
+/// Turns a validated policy into the explicit state machine. The order in which transitions
+/// are added per (state, event) is the order their guards are tried; it is documented in the
+/// README ("Order of evaluation").
+struct Compiler {
+    let policy: Policy
+    private var transitions: [Transition] = []
+
+    init(policy: Policy) { self.policy = policy }
+
+    /// States that hold a signed-in session the user may resume.
+    static let resumable: [MachineState] = [.active, .suspended, .awaitingBiometric, .readOnly]
+    /// States with a session on the device (credentials, user data).
+    static let withSession: [MachineState] = [.active, .suspended, .awaitingBiometric, .awaitingIdP, .readOnly]
+
+    func build() -> StateMachine {
+        var c = self
+        c.addLoginAttempts()
+        c.addBiometric()
+        c.addOfflineFailure()
+        c.addIdP()
+        c.addRefresh()
+        c.addSignals()
+        c.addLifecycle()
+        return StateMachine(unordered: c.transitions)
+    }
+
+    // MARK: Building blocks
+
+    private func source(_ levers: String...) -> TransitionSource {
+        TransitionSource(levers: levers, location: levers.lazy.compactMap { policy.sources[$0] }.first)
+    }
+
+    private mutating func add(_ states: [MachineState], _ events: [EventKind], _ g: Guard, _ a: Action, _ s: TransitionSource) {
+        for state in states {
+            for event in events {
+                transitions.append(Transition(id: 0, from: state, event: event, guard: g, action: a, source: s))
+            }
+        }
+    }
+
+    /// The action for a policy reaction. `wipe` deletes the session; `idp_login` sends the user
+    /// to the IdP (with the same auth mode as before); `read_only` keeps the session without new data.
+    private func react(
+        _ reaction: Reaction, _ reason: Reason, from state: MachineState, effects: Effects = [],
+        notices: Notices = [], delay: TimeSpan? = nil
+    ) -> Action {
+        switch reaction {
+        case .wipe:
+            return Action(decision: .wipe, reason: reason, target: .state(.signedOut),
+                          effects: effects.union(.clearSession), notices: notices, noticeDelay: delay)
+        case .idpLogin:
+            return Action(decision: .idpLogin, reason: reason,
+                          target: state.hasSession ? .state(.awaitingIdP) : .unchanged,
+                          effects: effects, notices: notices, usesPreviousAuthMode: true, noticeDelay: delay)
+        case .readOnly:
+            let target: Target = [.active, .suspended, .readOnly].contains(state) ? .resting : .unchanged
+            return Action(decision: nil, reason: reason, target: target,
+                          effects: state.hasSession ? effects.union(.setReadOnly) : effects,
+                          notices: notices.union(.readOnly), noticeDelay: delay)
+        }
+    }
+
+    private func unexpected(from state: MachineState) -> Action {
+        react(.idpLogin, .unexpectedEvent, from: state)
+    }
+
+    /// Device integrity comes first on every event: a compromised device gets the policy's reaction.
+    private mutating func addCompromised(_ states: [MachineState], _ events: [EventKind]) {
+        for state in states {
+            add([state], events, .deviceCompromised, react(policy.device.compromised, .deviceCompromised, from: state),
+                source("device.compromised"))
+        }
+    }
+
+    private mutating func addUnexpected(_ states: [MachineState], _ events: [EventKind]) {
+        addCompromised(states, events)
+        for state in states {
+            add([state], events, .always, unexpected(from: state), source("built-in"))
+        }
+    }
+
+    // MARK: Login attempts
+
+    /// The checks of a login attempt, in order. `satisfied` is true after a successful
+    /// biometric prompt: the chain then ends in `allow` instead of prompting.
+    private mutating func addAttemptChain(_ states: [MachineState], _ events: [EventKind], biometricDone: Bool) {
+        let p = policy
+        addCompromised(states, events)
+        for state in states {
+            add([state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
+                react(p.device.clockRollback, .clockRollback, from: state), source("device.clock_rollback", "device.clock_tolerance"))
+            if p.device.singleUser {
+                add([state], events, .differentUser, react(.wipe, .differentUser, from: state), source("device.single_user"))
+            }
+            if let max = p.session.max {
+                add([state], events, .sessionMaxExceeded(max), react(p.session.onExpired, .sessionMaxExceeded, from: state),
+                    source("session.max", "session.on_expired"))
+            }
+            if let idle = p.session.idle {
+                add([state], events, .idleExceeded(idle), react(p.session.onExpired, .sessionIdleExceeded, from: state),
+                    source("session.idle", "session.on_expired"))
+            }
+            if let window = p.offline.window {
+                add([state], events, .offlineWindowExpired(window), react(p.offline.onExpired, .offlineWindowExpired, from: state),
+                    source("offline.window", "offline.on_expired"))
+            }
+            add([state], events, .authModeMissing, react(.idpLogin, .noAuthMode, from: state), source("built-in"))
+            add([state], events, .authModeNeedsIdP, react(.idpLogin, .authModeRequiresIdP, from: state), source("auth_modes.offline"))
+            add([state], events, .authModeNotOffline, react(.idpLogin, .authModeNotAllowedOffline, from: state), source("auth_modes.offline"))
+            if p.offline.credential == .signedJWT, p.offline.keyProtection == .hardware {
+                add([state], events, .keystoreNotHardware, react(.idpLogin, .keyProtectionInsufficient, from: state),
+                    source("offline.key_protection", "offline.credential"))
+            }
+            add([state], events, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: state),
+                source("signals.biometric_enrollment_changed"))
+            let resume: Effects = [.recordActivity, .resetOfflineFailures]
+            if biometricDone {
+                add([state], events, .always,
+                    Action(decision: .allow, reason: .biometricVerified, target: .resting, effects: resume, namesScope: true),
+                    source("auth_modes.offline"))
+            } else {
+                add([state], events, .authModeIs(.none),
+                    Action(decision: .allow, reason: .withinLimits, target: .resting, effects: resume, namesScope: true),
+                    source("auth_modes.offline"))
+                add([state], events, .always,
+                    Action(decision: .requireBiometric, reason: .withinLimits, target: .state(.awaitingBiometric), namesScope: true),
+                    source("auth_modes.offline"))
+            }
+        }
+    }
+
+    private mutating func addLoginAttempts() {
+        let attempts: [EventKind] = [.launch, .resume]
+        addAttemptChain(Self.resumable, attempts, biometricDone: false)
+        addCompromised([.signedOut, .awaitingIdP], attempts)
+        add([.signedOut], attempts, .always, react(.idpLogin, .noSession, from: .signedOut), source("built-in"))
+        add([.awaitingIdP], attempts, .always, react(.idpLogin, .idpLoginRequired, from: .awaitingIdP), source("built-in"))
+    }
+
+    // MARK: Biometric prompt
+
+    private mutating func addBiometric() {
+        let p = policy
+        addAttemptChain([.awaitingBiometric], [.biometricSucceeded], biometricDone: true)
+        addCompromised([.awaitingBiometric], [.biometricFailed])
+        let limit = p.retry.biometric
+        add([.awaitingBiometric], [.biometricFailed], .failureLimitReached(.biometric, limit: limit.max),
+            react(limit.then, .biometricRetriesExhausted, from: .awaitingBiometric,
+                  effects: .countBiometricFailure, notices: .suggestAuthModeChange),
+            source("retry.biometric.max", "retry.biometric.then"))
+        add([.awaitingBiometric], [.biometricFailed], .always,
+            Action(decision: .requireBiometric, reason: .biometricFailed, target: .state(.awaitingBiometric),
+                   effects: .countBiometricFailure, namesScope: true),
+            source("retry.biometric.max"))
+        let others = MachineState.allCases.filter { $0 != .awaitingBiometric }
+        for event in [EventKind.biometricSucceeded, .biometricFailed] { addUnexpected(others, [event]) }
+    }
+
+    // MARK: Offline login failure
+
+    private mutating func addOfflineFailure() {
+        let p = policy
+        let event: [EventKind] = [.offlineLoginFailed]
+        addCompromised(Self.resumable, event)
+        for state in Self.resumable {
+            add([state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
+                react(p.retry.offlineLogin.then, .offlineLoginRetriesExhausted, from: state, effects: .countOfflineFailure),
+                source("retry.offline_login.max", "retry.offline_login.then"))
+            add([state], event, .always,
+                react(p.fallback.onOfflineFailure, .offlineLoginFailed, from: state, effects: .countOfflineFailure),
+                source("fallback.on_offline_failure"))
+        }
+        addUnexpected([.signedOut, .awaitingIdP], event)
+    }
+
+    // MARK: IdP login
+
+    private mutating func addIdP() {
+        let p = policy
+        let all = MachineState.allCases
+        addCompromised(all, [.idpLoginSucceeded])
+        if p.device.singleUser {
+            add(all, [.idpLoginSucceeded], .differentUser,
+                Action(decision: .wipe, reason: .differentUser, target: .state(.active), effects: [.clearSession, .establish]),
+                source("device.single_user"))
+        }
+        add(all, [.idpLoginSucceeded], .always,
+            Action(decision: .allow, reason: .idpLoginSucceeded, target: .state(.active), effects: .establish),
+            source("built-in"))
+
+        addCompromised(all, [.idpLoginFailed])
+        let limit = p.retry.idpLogin
+        for state in all {
+            add([state], [.idpLoginFailed], .failureLimitReached(.idpLogin, limit: limit.max),
+                react(limit.then, .idpLoginRetriesExhausted, from: state, effects: .countIdPFailure),
+                source("retry.idp_login.max", "retry.idp_login.then"))
+            add([state], [.idpLoginFailed], .always,
+                react(.idpLogin, .idpLoginFailed, from: state, effects: .countIdPFailure), source("retry.idp_login.max"))
+        }
+    }
+
+    // MARK: Token refresh
+
+    private mutating func addRefresh() {
+        let p = policy
+        let live: [MachineState] = Self.resumable
+        addCompromised(live, [.tokenRefreshed])
+        add(live, [.tokenRefreshed], .always,
+            Action(decision: nil, reason: .tokenRefreshed, target: .unchanged, effects: .recordOnline), source("built-in"))
+        addUnexpected([.signedOut, .awaitingIdP], [.tokenRefreshed])
+
+        let invalid = p.signals.refreshTokenInvalid
+        for state in Self.withSession {
+            add([state], [.refreshFailed], .refreshCause(.invalidToken),
+                react(invalid.then, .refreshTokenInvalid, from: state, delay: invalid.noticeDelay),
+                source("signals.refresh_token_invalid"))
+            add([state], [.refreshFailed], .always,
+                Action(decision: nil, reason: .refreshDeferred, target: .unchanged, notices: .retryLater), source("built-in"))
+        }
+        addUnexpected([.signedOut], [.refreshFailed])
+    }
+
+    // MARK: Server signals and logout
+
+    private mutating func addSignals() {
+        let p = policy
+        let all = MachineState.allCases
+        for state in all {
+            let signals: [(EventKind, Policy.SignalReaction, Reason, String)] = [
+                (.accountDeactivated, p.signals.accountDeactivated, .accountDeactivated, "signals.account_deactivated"),
+                (.tokensRevoked, p.signals.tokensRevoked, .tokensRevoked, "signals.tokens_revoked"),
+                (.licenseRevoked, p.signals.licenseRevoked, .licenseRevoked, "signals.license_revoked"),
+            ]
+            for (event, reaction, reason, lever) in signals {
+                add([state], [event], .always, react(reaction.then, reason, from: state, delay: reaction.noticeDelay), source(lever))
+            }
+            let enrollment = p.signals.biometricEnrollmentChanged
+            if state.hasSession {
+                add([state], [.biometricEnrollmentChanged], .authModeIs(.biometric),
+                    react(enrollment.then, .biometricEnrollmentChanged, from: state, effects: .lockBiometric,
+                          delay: enrollment.noticeDelay),
+                    source("signals.biometric_enrollment_changed"))
+                add([state], [.biometricEnrollmentChanged], .always,
+                    Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged, effects: .lockBiometric),
+                    source("signals.biometric_enrollment_changed"))
+            } else {
+                add([state], [.biometricEnrollmentChanged], .always,
+                    Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
+                    source("signals.biometric_enrollment_changed"))
+            }
+            let logout = p.signals.logout
+            add([state], [.logout], .unsyncedItems,
+                react(logout.then, .logout, from: state, notices: .unsyncedData, delay: logout.noticeDelay),
+                source("signals.logout"))
+            add([state], [.logout], .always, react(logout.then, .logout, from: state, delay: logout.noticeDelay),
+                source("signals.logout"))
+        }
+    }
+
+    // MARK: Registration and app lifecycle
+
+    private mutating func addLifecycle() {
+        let all = MachineState.allCases
+        add(all, [.register], .networkOffline,
+            Action(decision: .idpLogin, reason: .registrationRequiresNetwork, target: .unchanged, notices: .networkRequired),
+            source("built-in"))
+        add(all, [.register], .always,
+            Action(decision: .idpLogin, reason: .registration, target: .unchanged), source("built-in"))
+        add([.active, .readOnly, .awaitingBiometric], [.background], .always,
+            Action(decision: nil, reason: .backgrounded, target: .state(.suspended), effects: .recordActivity),
+            source("built-in"))
+        add([.signedOut, .suspended, .awaitingIdP], [.background], .always,
+            Action(decision: nil, reason: .backgrounded, target: .unchanged), source("built-in"))
+    }
+}

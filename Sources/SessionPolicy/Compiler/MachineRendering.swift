@@ -1,0 +1,111 @@
+import Foundation
+
+/// Deterministic renderings of a compiled machine: JSON, Graphviz dot and Mermaid.
+extension CompiledPolicy {
+    /// A short guard label for graphs (`session_max > 90d`).
+    public func label(_ g: Guard) -> String {
+        switch g {
+        case .always: return "otherwise"
+        case .deviceCompromised: return "device compromised"
+        case let .clockRolledBack(t): return "clock back > \(t)"
+        case .differentUser: return "different user"
+        case let .sessionMaxExceeded(l): return "since idp login > \(l)"
+        case let .idleExceeded(l): return "idle > \(l)"
+        case let .offlineWindowExpired(l): return "since online > \(l)"
+        case .authModeMissing: return "no auth mode"
+        case .authModeNeedsIdP: return "mode password or pin"
+        case .authModeNotOffline: return "mode not offline"
+        case .keystoreNotHardware: return "keystore not hardware"
+        case .biometricLocked: return "biometric locked"
+        case let .authModeIs(m): return "mode \(m.rawValue)"
+        case let .failureLimitReached(p, l): return "\(p.rawValue) failure \(l)"
+        case .networkOffline: return "offline"
+        case let .refreshCause(c): return "cause \(c.rawValue)"
+        case .unsyncedItems: return "unsynced items"
+        }
+    }
+
+    func targetName(_ t: Transition) -> String {
+        switch t.action.target {
+        case let .state(s): return s.rawValue
+        case .resting: return t.from == .readOnly ? MachineState.readOnly.rawValue : MachineState.active.rawValue
+        case .unchanged: return t.from.rawValue
+        }
+    }
+
+    func edgeLabel(_ t: Transition) -> String {
+        let decision = t.action.decision?.rawValue ?? "no decision"
+        return "#\(t.id) \(t.event.rawValue) [\(label(t.guard))] / \(decision) (\(t.action.reason.rawValue))"
+    }
+
+    /// Graphviz dot: one node per state, one edge per transition, in id order.
+    public func renderDot() -> String {
+        var out = "digraph \"\(policy.name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
+        for s in MachineState.allCases { out += "  \"\(s.rawValue)\";\n" }
+        for t in machine.transitions {
+            let label = edgeLabel(t).replacingOccurrences(of: "\"", with: "\\\"")
+            out += "  \"\(t.from.rawValue)\" -> \"\(targetName(t))\" [label=\"\(label)\"];\n"
+        }
+        return out + "}\n"
+    }
+
+    /// Mermaid `stateDiagram-v2`, one line per transition, in id order.
+    public func renderMermaid() -> String {
+        var out = "---\ntitle: \(policy.name)\n---\nstateDiagram-v2\n"
+        out += "  [*] --> \(MachineState.signedOut.rawValue)\n"
+        for t in machine.transitions {
+            let label = edgeLabel(t).replacingOccurrences(of: ":", with: " ").replacingOccurrences(of: "#", with: "no. ")
+            out += "  \(t.from.rawValue) --> \(targetName(t)): \(label)\n"
+        }
+        return out
+    }
+
+    /// A stable JSON description of the machine.
+    public func renderJSON() -> String {
+        struct Edge: Encodable {
+            var id: Int
+            var from: String
+            var event: String
+            var `guard`: String
+            var decision: String?
+            var reason: String
+            var to: String
+            var notices: Notices
+            var levers: [String]
+            var location: String?
+        }
+        struct Machine: Encodable {
+            var policy: String
+            var states: [String]
+            var events: [String]
+            var transitions: [Edge]
+        }
+        let edges = machine.transitions.map { t in
+            Edge(id: t.id, from: t.from.rawValue, event: t.event.rawValue, guard: describe(t.guard),
+                 decision: t.action.decision?.rawValue, reason: t.action.reason.rawValue,
+                 to: { if case .resting = t.action.target { return "active|read_only" } else { return targetName(t) } }(),
+                 notices: t.action.notices, levers: t.source.levers, location: t.source.location?.description)
+        }
+        return JSONOutput.string(Machine(policy: policy.name, states: MachineState.allCases.map(\.rawValue),
+                                         events: EventKind.allCases.map(\.rawValue), transitions: edges)) + "\n"
+    }
+
+    /// A human table: per state and event, the guards in the order they are tried.
+    public func renderText() -> String {
+        var out = "policy \(policy.name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(machine.transitions.count) transitions\n"
+        for s in MachineState.allCases {
+            out += "\n\(s.rawValue)\n"
+            for e in EventKind.allCases {
+                let ts = machine.transitions(from: s, on: e)
+                guard !ts.isEmpty else { continue }
+                out += "  on \(e.rawValue)\n"
+                for t in ts {
+                    let d = t.action.decision?.rawValue ?? "no decision"
+                    let at = t.source.location.map { "  (\($0))" } ?? ""
+                    out += "    #\(t.id) if \(describe(t.guard)): \(d), \(t.action.reason.rawValue) -> \(targetName(t))\(at)\n"
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,140 @@
+/// A condition a transition checks against the session state and the event.
+public enum Guard: Sendable, Hashable {
+    /// Always true: the last transition of a chain.
+    case always
+    /// The event reports a device that failed its integrity check.
+    case deviceCompromised
+    /// The event's time is earlier than the highest time seen, by more than `tolerance`.
+    case clockRolledBack(tolerance: TimeSpan)
+    /// The event names a user other than the session's.
+    case differentUser
+    /// More than `limit` since the last IdP login.
+    case sessionMaxExceeded(TimeSpan)
+    /// More than `limit` since the last activity.
+    case idleExceeded(TimeSpan)
+    /// More than `limit` since the last online validation.
+    case offlineWindowExpired(TimeSpan)
+    /// The session does not record an auth mode.
+    case authModeMissing
+    /// The session's auth mode (password, PIN) needs the IdP.
+    case authModeNeedsIdP
+    /// The session's auth mode is not one of the policy's offline modes.
+    case authModeNotOffline
+    /// The device's keystore is not hardware-backed.
+    case keystoreNotHardware
+    /// The session's auth mode is biometric and the biometric path is locked.
+    case biometricLocked
+    /// The session's auth mode is `mode`.
+    case authModeIs(AuthMode)
+    /// This failure is the `limit`-th on `path`.
+    case failureLimitReached(FailurePath, limit: Int)
+    /// The event says the device is offline.
+    case networkOffline
+    /// The refresh failed for `cause`.
+    case refreshCause(RefreshFailureCause)
+    /// The client reports unsynced items.
+    case unsyncedItems
+}
+
+/// The paths that count failures.
+public enum FailurePath: String, Sendable, Hashable, Codable {
+    case biometric
+    case offlineLogin = "offline_login"
+    case idpLogin = "idp_login"
+}
+
+/// Where a transition goes.
+public enum Target: Sendable, Hashable {
+    /// To this state.
+    case state(MachineState)
+    /// To `active`, or `read_only` when the session is read-only.
+    case resting
+    /// Stays where it is.
+    case unchanged
+}
+
+/// Changes a transition makes to the session state besides its machine state.
+public struct Effects: OptionSet, Sendable, Hashable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    /// A full IdP login: record user, device, auth mode and times; reset failures and locks.
+    public static let establish = Effects(rawValue: 1 << 0)
+    /// Delete the session: everything but the highest time seen.
+    public static let clearSession = Effects(rawValue: 1 << 1)
+    /// The server validated the session now.
+    public static let recordOnline = Effects(rawValue: 1 << 2)
+    /// The user was active now.
+    public static let recordActivity = Effects(rawValue: 1 << 3)
+    public static let countBiometricFailure = Effects(rawValue: 1 << 4)
+    public static let countOfflineFailure = Effects(rawValue: 1 << 5)
+    public static let countIdPFailure = Effects(rawValue: 1 << 6)
+    /// A successful offline login: reset the biometric and offline counters.
+    public static let resetOfflineFailures = Effects(rawValue: 1 << 7)
+    /// Close the biometric path until the next IdP login.
+    public static let lockBiometric = Effects(rawValue: 1 << 8)
+    /// Mark the session read-only.
+    public static let setReadOnly = Effects(rawValue: 1 << 9)
+}
+
+/// What a transition does when its guard holds.
+public struct Action: Sendable, Hashable {
+    /// The decision, or nil for events that need nothing from the user (`background`).
+    public var decision: Decision?
+    /// Why.
+    public var reason: Reason
+    /// The human message for `reason`.
+    public var message: String
+    /// Where the session goes.
+    public var target: Target
+    /// Other changes to the session state.
+    public var effects: Effects
+    /// Notices for the user interface.
+    public var notices: Notices
+    /// Whether the decision names the offline scope (SPEC K4).
+    public var namesScope: Bool
+    /// Whether an `idp_login` decision should use the auth mode of the last IdP login.
+    public var usesPreviousAuthMode: Bool
+    /// How long the user sees the message before the client acts.
+    public var noticeDelay: TimeSpan?
+
+    public init(
+        decision: Decision?, reason: Reason, target: Target, effects: Effects = [], notices: Notices = [],
+        namesScope: Bool = false, usesPreviousAuthMode: Bool = false, noticeDelay: TimeSpan? = nil
+    ) {
+        self.decision = decision
+        self.reason = reason
+        self.message = reason.message
+        self.target = target
+        self.effects = effects
+        self.notices = notices
+        self.namesScope = namesScope
+        self.usesPreviousAuthMode = usesPreviousAuthMode
+        self.noticeDelay = noticeDelay
+    }
+}
+
+/// The policy lines a transition came from.
+public struct TransitionSource: Sendable, Hashable, Codable {
+    /// The levers involved, for example `["session.max", "session.on_expired"]`;
+    /// `built-in` for transitions every policy has.
+    public var levers: [String]
+    /// Where the first lever that the file sets was written, if any.
+    public var location: SourceLocation?
+
+    public init(levers: [String], location: SourceLocation?) {
+        self.levers = levers
+        self.location = location
+    }
+}
+
+/// One edge of the compiled machine: in `from`, on `event`, if `guard` holds, do `action`.
+/// Transitions of one (state, event) pair are tried in order; the first whose guard holds wins.
+public struct Transition: Sendable, Hashable {
+    /// Stable id: the position in the machine's transition list.
+    public var id: Int
+    public var from: MachineState
+    public var event: EventKind
+    public var `guard`: Guard
+    public var action: Action
+    public var source: TransitionSource
+}

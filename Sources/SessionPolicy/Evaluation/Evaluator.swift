@@ -1,0 +1,182 @@
+extension CompiledPolicy {
+    /// Evaluates `event` against `state`: the decision and the new state. Pure: no clock,
+    /// no I/O, no allocation on the common path.
+    ///
+    /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
+    /// yields `idp_login` with reason `invalid_event`, never `allow`.
+    public func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
+        evaluate(state, event, trace: nil)
+    }
+
+    /// Evaluates like `evaluate(_:_:)` and also returns every guard tried, in order.
+    public func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
+        var steps: [TraceStep] = []
+        let outcome = evaluate(state, event, trace: &steps)
+        return (outcome, steps)
+    }
+
+    /// The transition behind an outcome.
+    public func transition(of outcome: Outcome) -> Transition? {
+        machine.transitions.indices.contains(outcome.transition) ? machine.transitions[outcome.transition] : nil
+    }
+
+    private func evaluate(_ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?) -> Outcome {
+        if let problem = Self.missingFact(event) {
+            var next = state
+            if state.state.hasSession { next.state = .awaitingIdP }
+            if let t = trace {
+                t.pointee.append(TraceStep(transition: -1, check: "the event has every fact it needs", facts: problem,
+                                           matched: false, levers: ["built-in"], location: nil))
+            }
+            return Outcome(decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
+                           notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
+        }
+        let candidates = machine.transitions(from: state.state, on: event.kind)
+        for t in candidates {
+            let holds = self.holds(t.guard, state, event)
+            if let tr = trace {
+                tr.pointee.append(TraceStep(transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
+                                            matched: holds, levers: t.source.levers, location: t.source.location))
+            }
+            if holds { return apply(t, state, event) }
+        }
+        // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
+        return Outcome(decision: .idpLogin, reason: .unexpectedEvent, message: Reason.unexpectedEvent.message, notices: [],
+                       scope: nil, authMode: state.authMode, noticeDelay: nil, state: state, transition: -1)
+    }
+
+    /// The fact an event of its kind must carry but does not, if any.
+    static func missingFact(_ event: Event) -> String? {
+        switch event.kind {
+        case .launch, .resume, .register:
+            return event.network == nil ? "`\(event.kind.rawValue)` needs `network`" : nil
+        case .idpLoginSucceeded:
+            return event.authMode == nil ? "`idp_login_succeeded` needs `auth_mode`" : nil
+        case .refreshFailed:
+            return event.cause == nil ? "`refresh_failed` needs `cause`" : nil
+        default:
+            return nil
+        }
+    }
+
+    /// The time used for elapsed-time checks: the event's time, but never earlier than the
+    /// highest time seen, so a clock set back never extends a window (SPEC X1).
+    @inline(__always) static func now(_ state: SessionState, _ event: Event) -> Int64 {
+        let t = event.time.secondsSinceEpoch
+        guard let h = state.highestTime?.secondsSinceEpoch else { return t }
+        return t > h ? t : h
+    }
+
+    /// Whether more than `limit` passed since `reference`; an unknown reference counts as exceeded.
+    @inline(__always) static func exceeded(_ limit: TimeSpan, since reference: Timestamp?, now: Int64) -> Bool {
+        guard let r = reference?.secondsSinceEpoch else { return true }
+        return now - r > limit.seconds
+    }
+
+    @inline(__always) func holds(_ g: Guard, _ s: SessionState, _ e: Event) -> Bool {
+        switch g {
+        case .always:
+            return true
+        case .deviceCompromised:
+            return e.device.integrity == .compromised
+        case let .clockRolledBack(tolerance):
+            guard let h = s.highestTime else { return false }
+            return e.time.secondsSinceEpoch < h.secondsSinceEpoch - tolerance.seconds
+        case .differentUser:
+            guard let a = e.user, let b = s.user else { return false }
+            return a != b
+        case let .sessionMaxExceeded(limit):
+            return Self.exceeded(limit, since: s.lastIdPLogin, now: Self.now(s, e))
+        case let .idleExceeded(limit):
+            return Self.exceeded(limit, since: s.lastActivity ?? s.lastIdPLogin, now: Self.now(s, e))
+        case let .offlineWindowExpired(limit):
+            return Self.exceeded(limit, since: s.lastOnline ?? s.lastIdPLogin, now: Self.now(s, e))
+        case .authModeMissing:
+            return s.authMode == nil
+        case .authModeNeedsIdP:
+            return s.authMode?.needsIdP ?? true
+        case .authModeNotOffline:
+            guard let m = s.authMode else { return true }
+            return offlineModes & m.bit == 0
+        case .keystoreNotHardware:
+            return e.device.keystore != .hardware
+        case .biometricLocked:
+            return s.biometricLocked && s.authMode == .biometric
+        case let .authModeIs(mode):
+            return s.authMode == mode
+        case let .failureLimitReached(path, limit):
+            let count: Int
+            switch path {
+            case .biometric: count = s.failures.biometric
+            case .offlineLogin: count = s.failures.offlineLogin
+            case .idpLogin: count = s.failures.idpLogin
+            }
+            return count + 1 >= limit
+        case .networkOffline:
+            return e.network == .offline
+        case let .refreshCause(cause):
+            return e.cause == cause
+        case .unsyncedItems:
+            return (e.unsyncedItems ?? 0) > 0
+        }
+    }
+
+    @inline(__always) func apply(_ t: Transition, _ state: SessionState, _ e: Event) -> Outcome {
+        let a = t.action
+        var s = state
+        let fx = a.effects
+        if let h = s.highestTime, h > e.time {} else { s.highestTime = e.time }
+        if fx.contains(.clearSession) {
+            let highest = s.highestTime
+            s = SessionState()
+            s.highestTime = highest
+        }
+        if fx.contains(.establish) {
+            s.user = e.user ?? s.user
+            s.device = e.device.id ?? s.device
+            s.authMode = e.authMode
+            s.lastIdPLogin = e.time
+            s.lastOnline = e.time
+            s.lastActivity = e.time
+            s.highestTime = e.time
+            s.failures = SessionState.Failures()
+            s.readOnly = false
+            s.biometricLocked = false
+        }
+        if fx.contains(.recordOnline) { s.lastOnline = e.time }
+        if fx.contains(.recordActivity) { s.lastActivity = Timestamp(secondsSinceEpoch: Self.now(state, e)) }
+        if fx.contains(.countBiometricFailure) { s.failures.biometric += 1 }
+        if fx.contains(.countOfflineFailure) { s.failures.offlineLogin += 1 }
+        if fx.contains(.countIdPFailure) { s.failures.idpLogin += 1 }
+        if fx.contains(.resetOfflineFailures) {
+            s.failures.biometric = 0
+            s.failures.offlineLogin = 0
+        }
+        if fx.contains(.lockBiometric) { s.biometricLocked = true }
+        if fx.contains(.setReadOnly) { s.readOnly = true }
+        switch a.target {
+        case let .state(next): s.state = next
+        case .resting: s.state = s.readOnly ? .readOnly : .active
+        case .unchanged: break
+        }
+        var notices = a.notices
+        if e.network == .offline, a.decision == .idpLogin || a.decision == .wipe { notices.insert(.networkRequired) }
+        if s.state == .readOnly { notices.insert(.readOnly) }
+        let scope = a.namesScope ? self.scope(for: state.authMode, keystore: e.device.keystore) : nil
+        let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
+        return Outcome(decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
+                       authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: t.id)
+    }
+
+    /// The OAuth scope of an offline login (seed 000): by credential, auth mode and keystore.
+    @inline(__always) func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope? {
+        let bio = mode == .biometric
+        switch policy.offline.credential {
+        case .offlineToken:
+            return bio ? .bioAuthOffline : .noAuthOffline
+        case .signedJWT:
+            if !bio { return .noAuthGrant }
+            return keystore == .hardware ? .bioAuthGrantSE : .bioAuthGrant
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// The result of evaluating one event: the decision, why, what to tell the user, and the
+/// session's new state.
+///
+/// JSON shape: `{"decision": "idp_login", "reason": "session_max_exceeded", "message": "...",
+/// "notices": ["network_required"], "scope": null, "auth_mode": "biometric",
+/// "notice_delay": null, "transition": 42, "state": {...}}`.
+public struct Outcome: Sendable, Codable, Equatable {
+    /// The decision; nil for events that need nothing from the user (`background`, `token_refreshed`).
+    public var decision: Decision?
+    /// Why (machine-readable).
+    public var reason: Reason
+    /// Why (for people).
+    public var message: String
+    /// Notices for the user interface.
+    public var notices: Notices
+    /// The OAuth scope for an offline login (`allow`/`require_biometric` on the offline path).
+    public var scope: Scope?
+    /// For `idp_login`: the auth mode to use (the one used last time).
+    public var authMode: AuthMode?
+    /// How long the user sees the message before the client acts.
+    public var noticeDelay: TimeSpan?
+    /// The session's new state.
+    public var state: SessionState
+    /// The id of the transition that decided (see `CompiledPolicy.explanation(of:)`).
+    public var transition: Int
+
+    enum CodingKeys: String, CodingKey {
+        case decision, reason, message, notices, scope, state, transition
+        case authMode = "auth_mode"
+        case noticeDelay = "notice_delay"
+    }
+
+    public init(
+        decision: Decision?, reason: Reason, message: String, notices: Notices, scope: Scope?,
+        authMode: AuthMode?, noticeDelay: TimeSpan?, state: SessionState, transition: Int
+    ) {
+        self.decision = decision
+        self.reason = reason
+        self.message = message
+        self.notices = notices
+        self.scope = scope
+        self.authMode = authMode
+        self.noticeDelay = noticeDelay
+        self.state = state
+        self.transition = transition
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(decision, forKey: .decision)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(message, forKey: .message)
+        try c.encode(notices, forKey: .notices)
+        try c.encode(scope, forKey: .scope)
+        try c.encode(authMode, forKey: .authMode)
+        try c.encode(noticeDelay, forKey: .noticeDelay)
+        try c.encode(state, forKey: .state)
+        try c.encode(transition, forKey: .transition)
+    }
+}
+
+/// One guard tried while evaluating an event, for explanations.
+public struct TraceStep: Sendable, Codable, Equatable {
+    /// The transition's id.
+    public var transition: Int
+    /// The guard, in policy vocabulary (`more than 90d since the last IdP login`).
+    public var check: String
+    /// The facts it looked at (`8d since the last IdP login`).
+    public var facts: String
+    /// Whether it held.
+    public var matched: Bool
+    /// The levers the transition came from.
+    public var levers: [String]
+    /// Where the first of those levers is written, if the file sets it.
+    public var location: SourceLocation?
+}

@@ -1,0 +1,73 @@
+/// Something that happened to a session, with the time it happened and its context.
+///
+/// JSON shape: `{"type": "launch", "time": "2026-03-01T09:00:00Z", "network": "offline",
+/// "user": "alice", "device": {"id": "d1", "keystore": "hardware", "integrity": "ok"},
+/// "auth_mode": "biometric", "cause": "network", "unsynced_items": 2}`.
+/// `network` is required for `launch`, `resume` and `register`; `auth_mode` for
+/// `idp_login_succeeded`; `cause` for `refresh_failed`.
+public struct Event: Sendable, Codable, Equatable {
+    /// What happened.
+    public var kind: EventKind
+    /// When it happened (the device's clock for client events).
+    public var time: Timestamp
+    /// Network reachability at the time.
+    public var network: Network?
+    /// The user the event is about (for `idp_login_succeeded`: who signed in).
+    public var user: String?
+    /// Device facts.
+    public var device: DeviceFacts
+    /// The auth mode used, for `idp_login_succeeded`.
+    public var authMode: AuthMode?
+    /// Why a refresh failed, for `refresh_failed`.
+    public var cause: RefreshFailureCause?
+    /// Items not yet synced to the server, reported with `logout`.
+    public var unsyncedItems: Int?
+
+    /// Facts about the device the event comes from. Unreported facts are treated fail-closed:
+    /// an unknown keystore is not hardware; an unknown integrity is not known to be compromised.
+    public struct DeviceFacts: Sendable, Codable, Equatable {
+        public var id: String?
+        public var keystore: Keystore?
+        public var integrity: Integrity?
+        public init(id: String? = nil, keystore: Keystore? = nil, integrity: Integrity? = nil) {
+            self.id = id
+            self.keystore = keystore
+            self.integrity = integrity
+        }
+    }
+
+    /// Creates an event.
+    public init(
+        _ kind: EventKind, at time: Timestamp, network: Network? = nil, user: String? = nil,
+        device: DeviceFacts = DeviceFacts(), authMode: AuthMode? = nil,
+        cause: RefreshFailureCause? = nil, unsyncedItems: Int? = nil
+    ) {
+        self.kind = kind
+        self.time = time
+        self.network = network
+        self.user = user
+        self.device = device
+        self.authMode = authMode
+        self.cause = cause
+        self.unsyncedItems = unsyncedItems
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind = "type"
+        case time, network, user, device, cause
+        case authMode = "auth_mode"
+        case unsyncedItems = "unsynced_items"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(EventKind.self, forKey: .kind)
+        time = try c.decode(Timestamp.self, forKey: .time)
+        network = try c.decodeIfPresent(Network.self, forKey: .network)
+        user = try c.decodeIfPresent(String.self, forKey: .user)
+        device = try c.decodeIfPresent(DeviceFacts.self, forKey: .device) ?? DeviceFacts()
+        authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
+        cause = try c.decodeIfPresent(RefreshFailureCause.self, forKey: .cause)
+        unsyncedItems = try c.decodeIfPresent(Int.self, forKey: .unsyncedItems)
+    }
+}

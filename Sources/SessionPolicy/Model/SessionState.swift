@@ -1,0 +1,98 @@
+/// The state of one user's session on one device: a small value the caller stores (Keychain
+/// on a phone, a database on a server) and passes to every evaluation.
+///
+/// JSON shape (keys in snake_case; absent keys mean "not known"):
+/// `{"state": "active", "user": "alice", "device": "d1", "auth_mode": "biometric",
+///   "last_idp_login": "...Z", "last_online": "...Z", "last_activity": "...Z",
+///   "highest_time": "...Z", "failures": {"biometric": 0, "offline_login": 0, "idp_login": 0},
+///   "read_only": false, "biometric_locked": false}`
+public struct SessionState: Sendable, Codable, Equatable {
+    /// The machine state.
+    public var state: MachineState
+    /// The signed-in user.
+    public var user: String?
+    /// The device id the session is bound to.
+    public var device: String?
+    /// The auth mode of the last IdP login.
+    public var authMode: AuthMode?
+    /// When the user last completed a full IdP login.
+    public var lastIdPLogin: Timestamp?
+    /// When the server last validated the session (IdP login or token refresh).
+    public var lastOnline: Timestamp?
+    /// When the user was last active (allowed in, or sent the app to the background).
+    public var lastActivity: Timestamp?
+    /// The highest event time seen: the clock never goes back past it.
+    public var highestTime: Timestamp?
+    /// Consecutive failures per path.
+    public var failures: Failures
+    /// Signed in without new data (license revoked).
+    public var readOnly: Bool
+    /// The biometric path is closed until the next IdP login (enrollment changed).
+    public var biometricLocked: Bool
+
+    /// Consecutive failures per path; reset by success on that path or an IdP login.
+    public struct Failures: Sendable, Codable, Equatable {
+        public var biometric: Int = 0
+        public var offlineLogin: Int = 0
+        public var idpLogin: Int = 0
+        public init(biometric: Int = 0, offlineLogin: Int = 0, idpLogin: Int = 0) {
+            self.biometric = biometric
+            self.offlineLogin = offlineLogin
+            self.idpLogin = idpLogin
+        }
+        enum CodingKeys: String, CodingKey {
+            case biometric
+            case offlineLogin = "offline_login"
+            case idpLogin = "idp_login"
+        }
+    }
+
+    /// A signed-out session with nothing known.
+    public static let signedOut = SessionState()
+
+    /// Creates a state.
+    public init(
+        state: MachineState = .signedOut, user: String? = nil, device: String? = nil,
+        authMode: AuthMode? = nil, lastIdPLogin: Timestamp? = nil, lastOnline: Timestamp? = nil,
+        lastActivity: Timestamp? = nil, highestTime: Timestamp? = nil, failures: Failures = Failures(),
+        readOnly: Bool = false, biometricLocked: Bool = false
+    ) {
+        self.state = state
+        self.user = user
+        self.device = device
+        self.authMode = authMode
+        self.lastIdPLogin = lastIdPLogin
+        self.lastOnline = lastOnline
+        self.lastActivity = lastActivity
+        self.highestTime = highestTime
+        self.failures = failures
+        self.readOnly = readOnly
+        self.biometricLocked = biometricLocked
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, user, device, failures
+        case authMode = "auth_mode"
+        case lastIdPLogin = "last_idp_login"
+        case lastOnline = "last_online"
+        case lastActivity = "last_activity"
+        case highestTime = "highest_time"
+        case readOnly = "read_only"
+        case biometricLocked = "biometric_locked"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(MachineState.self, forKey: .state)
+        user = try c.decodeIfPresent(String.self, forKey: .user)
+        device = try c.decodeIfPresent(String.self, forKey: .device)
+        authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
+        lastIdPLogin = try c.decodeIfPresent(Timestamp.self, forKey: .lastIdPLogin)
+        lastOnline = try c.decodeIfPresent(Timestamp.self, forKey: .lastOnline)
+        lastActivity = try c.decodeIfPresent(Timestamp.self, forKey: .lastActivity)
+        highestTime = try c.decodeIfPresent(Timestamp.self, forKey: .highestTime)
+        failures = try c.decodeIfPresent(Failures.self, forKey: .failures) ?? Failures()
+        readOnly = try c.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
+        biometricLocked = try c.decodeIfPresent(Bool.self, forKey: .biometricLocked) ?? false
+    }
+}

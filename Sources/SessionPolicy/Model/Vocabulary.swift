@@ -1,0 +1,143 @@
+/// The four decisions a login attempt can get. A closed set by design.
+public enum Decision: String, PolicyKeyword {
+    /// Resume silently: offline login, or a silent token refresh when online.
+    case allow
+    /// Prompt for biometrics; on success the session resumes.
+    case requireBiometric = "require_biometric"
+    /// Full login at the identity provider; needs the network.
+    case idpLogin = "idp_login"
+    /// Delete stored credentials and local user data, then full login.
+    case wipe
+}
+
+/// How the user authenticated at the last IdP login, which decides how the stored
+/// credential is protected (KOBIL's `AuthenticationMode`).
+public enum AuthMode: String, PolicyKeyword {
+    case none
+    case biometric
+    case password
+    case pin
+
+    /// True for modes that need user interaction at the IdP and can never re-authenticate offline.
+    public var needsIdP: Bool { self == .password || self == .pin }
+}
+
+/// The machine states a session can be in.
+public enum MachineState: String, PolicyKeyword, Comparable {
+    /// No session on the device: fresh install, after a wipe or a logout.
+    case signedOut = "signed_out"
+    /// Signed in, app in the foreground.
+    case active
+    /// Signed in, app in the background or closed.
+    case suspended
+    /// A biometric prompt is showing.
+    case awaitingBiometric = "awaiting_biometric"
+    /// The user was sent to the IdP and has not come back.
+    case awaitingIdP = "awaiting_idp"
+    /// Signed in, but no new data may be fetched (for example after `license_revoked`).
+    case readOnly = "read_only"
+
+    /// Stable order used in renderings.
+    public var index: Int { Self.allCases.firstIndex(of: self)! }
+
+    /// True for states where a session (credentials, user data) exists on the device.
+    public var hasSession: Bool { self != .signedOut }
+
+    public static func < (lhs: MachineState, rhs: MachineState) -> Bool { lhs.index < rhs.index }
+}
+
+/// The kinds of events the machine reacts to.
+public enum EventKind: String, PolicyKeyword {
+    case launch
+    case resume
+    case background
+    case biometricSucceeded = "biometric_succeeded"
+    case biometricFailed = "biometric_failed"
+    case offlineLoginFailed = "offline_login_failed"
+    case idpLoginSucceeded = "idp_login_succeeded"
+    case idpLoginFailed = "idp_login_failed"
+    case tokenRefreshed = "token_refreshed"
+    case refreshFailed = "refresh_failed"
+    case accountDeactivated = "account_deactivated"
+    case tokensRevoked = "tokens_revoked"
+    case licenseRevoked = "license_revoked"
+    case biometricEnrollmentChanged = "biometric_enrollment_changed"
+    case logout
+    case register
+
+    /// Stable index (declaration order).
+    public var index: Int { Self.allCases.firstIndex(of: self)! }
+
+    /// True for the events that are login attempts (`launch`, `resume`).
+    public var isLoginAttempt: Bool { self == .launch || self == .resume }
+}
+
+/// Network reachability reported with an event.
+public enum Network: String, PolicyKeyword {
+    case online
+    case offline
+}
+
+/// Where the device keeps keys.
+public enum Keystore: String, PolicyKeyword {
+    /// A hardware-backed keystore (Secure Enclave, StrongBox, TEE).
+    case hardware
+    /// A software keystore.
+    case software
+    /// No keystore at all.
+    case none
+}
+
+/// What the device's integrity check says.
+public enum Integrity: String, PolicyKeyword {
+    case ok
+    case compromised
+}
+
+/// Why a token refresh failed.
+public enum RefreshFailureCause: String, PolicyKeyword {
+    /// The server could not be reached: nothing is lost, retry later.
+    case network
+    /// The server rejected the refresh token (revoked or expired).
+    case invalidToken = "invalid_token"
+}
+
+/// The offline credential (SPEC K4, seed 000).
+public enum OfflineCredential: String, PolicyKeyword {
+    /// An OAuth refresh token of type offline (RFC 6749 §6).
+    case offlineToken = "offline_token"
+    /// A JWT signed by a device key (RFC 7523 jwt-bearer grant).
+    case signedJWT = "signed_jwt"
+}
+
+/// Where the signing key of a signed-JWT credential must live.
+public enum KeyProtection: String, PolicyKeyword {
+    case any
+    case hardware
+}
+
+/// The OAuth scope the client must request for an offline login (seed 000's tables).
+public enum Scope: String, PolicyKeyword {
+    case noAuthOffline = "no_auth_offline"
+    case bioAuthOffline = "bio_auth_offline"
+    case noAuthGrant = "no_auth_grant"
+    case bioAuthGrant = "bio_auth_grant"
+    case bioAuthGrantSE = "bio_auth_grant_SE"
+}
+
+/// What a policy lever says to do. Which reactions a lever accepts depends on the lever.
+public enum Reaction: String, PolicyKeyword {
+    case idpLogin = "idp_login"
+    case wipe
+    /// Stay signed in without new data (only for `signals.license_revoked`).
+    case readOnly = "read_only"
+
+    /// The decision this reaction produces, if any.
+    public var decision: Decision? {
+        switch self {
+        case .idpLogin: .idpLogin
+        case .wipe: .wipe
+        case .readOnly: nil
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/// Reads and validates a policy from located syntax (SPEC §3). Every problem in the file is
+/// reported, each with its place and a hint.
+public enum PolicyLoader {
+    static let topKeys = ["version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device"]
+    static let retryPaths = ["biometric", "offline_login", "idp_login"]
+    static let signalKeys = ["account_deactivated", "tokens_revoked", "license_revoked", "biometric_enrollment_changed", "logout", "refresh_token_invalid"]
+    static let endSession: [Reaction] = [.idpLogin, .wipe]
+
+    /// The policy, or nil when there are errors; and every diagnostic (errors and warnings).
+    public static func load(_ root: SyntaxNode) -> (policy: Policy?, diagnostics: [Diagnostic]) {
+        var r = SyntaxReader()
+        var p = Policy(name: "")
+        guard let top = r.fields(root, path: "", allowed: topKeys) else { return (nil, r.diagnostics) }
+
+        if let v = r.require(top, "version", help: "add `version: 1` as the first line of the policy") {
+            if let n = r.int(v, "version") {
+                if n != 1 {
+                    r.error(.unsupportedVersion, "policy version `\(n)` is not supported", at: v, help: "the only version is `1`")
+                }
+                p.version = n
+            }
+        }
+        if let n = r.require(top, "name", help: "add `name: my-policy`; scenario files refer to policies by name"),
+           let name = r.name(n, "name") {
+            p.name = name
+        }
+        if let d = top["description"] { p.description = r.string(d, "description") }
+
+        func record(_ path: String, _ node: SyntaxNode?) { if let node { p.sources[path] = node.location } }
+        func reaction(_ node: SyntaxNode, _ path: String, allowed: [Reaction] = endSession) -> Reaction? {
+            if case let .scalar(text, _) = node.kind {
+                if text == "allow" {
+                    r.error(.reactionNotAllowed, "`\(path)` cannot be `allow`", at: node,
+                            help: "the engine fails closed: use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                    return nil
+                }
+                if let known = Reaction(rawValue: text), !allowed.contains(known) {
+                    r.error(.reactionNotAllowed, "`\(path)` cannot be `\(text)`", at: node,
+                            help: "use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                    return nil
+                }
+            }
+            return r.keyword(node, path, Reaction.self, allowed: allowed)
+        }
+
+        // session
+        if let node = top["session"], let f = r.fields(node, path: "session", allowed: ["max", "idle", "on_expired"]) {
+            record("session", node)
+            if let v = f["max"] { p.session.max = r.duration(v, "session.max"); record("session.max", v) }
+            if let v = f["idle"] { p.session.idle = r.duration(v, "session.idle"); record("session.idle", v) }
+            if let v = f["on_expired"] { p.session.onExpired = reaction(v, "session.on_expired") ?? .idpLogin; record("session.on_expired", v) }
+        }
+        // offline
+        if let node = top["offline"],
+           let f = r.fields(node, path: "offline", allowed: ["window", "credential", "key_protection", "on_expired"]) {
+            record("offline", node)
+            if let v = f["window"] { p.offline.window = r.duration(v, "offline.window"); record("offline.window", v) }
+            if let v = f["credential"] {
+                p.offline.credential = r.keyword(v, "offline.credential", OfflineCredential.self) ?? .offlineToken
+                record("offline.credential", v)
+            }
+            if let v = f["key_protection"] {
+                p.offline.keyProtection = r.keyword(v, "offline.key_protection", KeyProtection.self) ?? .any
+                record("offline.key_protection", v)
+            }
+            if let v = f["on_expired"] { p.offline.onExpired = reaction(v, "offline.on_expired") ?? .idpLogin; record("offline.on_expired", v) }
+        }
+        // auth_modes
+        if let node = top["auth_modes"], let f = r.fields(node, path: "auth_modes", allowed: ["offline"]) {
+            record("auth_modes", node)
+            if let v = f["offline"], let items = r.list(v, "auth_modes.offline") {
+                record("auth_modes.offline", v)
+                var modes: [AuthMode] = []
+                for item in items {
+                    guard let m = r.keyword(item, "auth_modes.offline", AuthMode.self) else { continue }
+                    if m.needsIdP {
+                        r.error(.offlineModeNeedsIdP, "auth mode `\(m.rawValue)` cannot re-authenticate offline", at: item,
+                                help: "`password` and `pin` need the identity provider; offline modes are `none` and `biometric`")
+                    } else if modes.contains(m) {
+                        r.error(.duplicateValue, "auth mode `\(m.rawValue)` is listed twice", at: item, help: "remove the second `\(m.rawValue)`")
+                    } else {
+                        modes.append(m)
+                    }
+                }
+                p.authModes.offline = modes
+            }
+        }
+        // retry
+        if let node = top["retry"], let f = r.fields(node, path: "retry", allowed: retryPaths) {
+            record("retry", node)
+            for key in retryPaths {
+                guard let v = f[key], let rf = r.fields(v, path: "retry.\(key)", allowed: ["max", "then"]) else { continue }
+                record("retry.\(key)", v)
+                var limit: Policy.RetryLimit
+                switch key {
+                case "biometric": limit = p.retry.biometric
+                case "offline_login": limit = p.retry.offlineLogin
+                default: limit = p.retry.idpLogin
+                }
+                if let m = rf["max"], let n = r.int(m, "retry.\(key).max") {
+                    record("retry.\(key).max", m)
+                    if n < 1 {
+                        r.error(.retryMaxBelowOne, "`retry.\(key).max` must be at least 1, found `\(n)`", at: m,
+                                help: "`max` counts attempts: `1` means the first failure already triggers `then`")
+                    } else {
+                        limit.max = n
+                    }
+                }
+                if let t = rf["then"] { limit.then = reaction(t, "retry.\(key).then") ?? limit.then; record("retry.\(key).then", t) }
+                switch key {
+                case "biometric": p.retry.biometric = limit
+                case "offline_login": p.retry.offlineLogin = limit
+                default: p.retry.idpLogin = limit
+                }
+            }
+        }
+        // fallback
+        if let node = top["fallback"], let f = r.fields(node, path: "fallback", allowed: ["on_offline_failure"]) {
+            record("fallback", node)
+            if let v = f["on_offline_failure"] {
+                p.fallback.onOfflineFailure = reaction(v, "fallback.on_offline_failure") ?? .idpLogin
+                record("fallback.on_offline_failure", v)
+            }
+        }
+        // signals
+        if let node = top["signals"], let f = r.fields(node, path: "signals", allowed: signalKeys) {
+            record("signals", node)
+            for key in signalKeys {
+                guard let v = f[key] else { continue }
+                let path = "signals.\(key)"
+                record(path, v)
+                let allowed: [Reaction] = key == "license_revoked" ? [.readOnly, .wipe, .idpLogin] : endSession
+                var value: Policy.SignalReaction?
+                if case .mapping = v.kind {
+                    if let sf = r.fields(v, path: path, allowed: ["then", "notice_delay"]) {
+                        let then = r.require(sf, "then", help: "say what happens: " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                            .flatMap { reaction($0, "\(path).then", allowed: allowed) }
+                        let delay = sf["notice_delay"].flatMap { r.duration($0, "\(path).notice_delay") }
+                        if let then { value = Policy.SignalReaction(then, noticeDelay: delay) }
+                    }
+                } else if let then = reaction(v, path, allowed: allowed) {
+                    value = Policy.SignalReaction(then)
+                }
+                guard let value else { continue }
+                switch key {
+                case "account_deactivated": p.signals.accountDeactivated = value
+                case "tokens_revoked": p.signals.tokensRevoked = value
+                case "license_revoked": p.signals.licenseRevoked = value
+                case "biometric_enrollment_changed": p.signals.biometricEnrollmentChanged = value
+                case "logout": p.signals.logout = value
+                default: p.signals.refreshTokenInvalid = value
+                }
+            }
+        }
+        // device
+        if let node = top["device"],
+           let f = r.fields(node, path: "device", allowed: ["single_user", "clock_rollback", "clock_tolerance", "compromised"]) {
+            record("device", node)
+            if let v = f["single_user"] { p.device.singleUser = r.bool(v, "device.single_user") ?? true; record("device.single_user", v) }
+            if let v = f["clock_rollback"] { p.device.clockRollback = reaction(v, "device.clock_rollback") ?? .idpLogin; record("device.clock_rollback", v) }
+            if let v = f["clock_tolerance"] { p.device.clockTolerance = r.duration(v, "device.clock_tolerance") ?? .minutes(5); record("device.clock_tolerance", v) }
+            if let v = f["compromised"] { p.device.compromised = reaction(v, "device.compromised") ?? .wipe; record("device.compromised", v) }
+        }
+
+        // Cross-lever checks.
+        if let window = p.offline.window, let max = p.session.max, window > max, let w = top["offline"]?["window"] {
+            let at = p.sources["session.max"].map { " (\($0))" } ?? ""
+            r.error(.windowExceedsSessionMax, "offline window `\(window)` is longer than the session max `\(max)`", at: w,
+                    notes: ["`session.max` is `\(max)`\(at)"],
+                    help: "shorten `offline.window` to at most `\(max)`, or raise `session.max`")
+        }
+        if p.offline.keyProtection == .hardware, p.offline.credential != .signedJWT, let k = top["offline"]?["key_protection"] {
+            r.warning(.invalidValue, "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`", at: k,
+                      help: "key protection applies to `credential: signed_jwt`")
+        }
+        let diagnostics = r.diagnostics.sortedForOutput()
+        return (diagnostics.hasErrors ? nil : p, diagnostics)
+    }
+}

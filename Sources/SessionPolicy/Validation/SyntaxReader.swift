@@ -1,0 +1,189 @@
+import Foundation
+
+/// Reads typed values out of located syntax and collects a diagnostic for every problem,
+/// so a file's errors are all reported at once.
+public struct SyntaxReader: Sendable {
+    /// Everything found so far.
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    /// Creates a reader with no diagnostics.
+    public init() {}
+
+    /// A mapping's entries by key, with the key nodes for locations.
+    public struct Fields: Sendable {
+        /// The mapping node.
+        public let node: SyntaxNode
+        /// Dotted path of the mapping (`offline`), empty at the top.
+        public let path: String
+        let entries: [(key: SyntaxNode, value: SyntaxNode)]
+
+        /// The value for `key`.
+        public subscript(_ key: String) -> SyntaxNode? { entries.first { $0.key.scalar == key }?.value }
+        /// Whether `key` is present.
+        public func has(_ key: String) -> Bool { self[key] != nil }
+        /// `path.key`.
+        public func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        /// The keys present, in file order.
+        public var keys: [String] { entries.compactMap { $0.key.scalar } }
+    }
+
+    /// Adds a diagnostic.
+    public mutating func report(_ d: Diagnostic) { diagnostics.append(d) }
+
+    /// Adds an error.
+    public mutating func error(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil) {
+        diagnostics.append(.error(code, message, at: node.location, notes: notes, help: help))
+    }
+
+    /// Adds a warning.
+    public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil) {
+        diagnostics.append(.warning(code, message, at: node.location, notes: notes, help: help))
+    }
+
+    /// Reads a mapping whose keys must be among `allowed`; unknown keys are reported with a
+    /// "did you mean" hint. Returns nil (after reporting) if `node` is not a mapping.
+    public mutating func fields(_ node: SyntaxNode, path: String, allowed: [String]) -> Fields? {
+        guard case let .mapping(pairs) = node.kind else {
+            let what = path.isEmpty ? "the document" : "`\(path)`"
+            error(.wrongType, "\(what) must be a mapping, found \(node.shapeName)", at: node,
+                  help: path.isEmpty ? nil : "write `\(path.split(separator: ".").last!):` followed by indented `key: value` lines")
+            return nil
+        }
+        for (key, _) in pairs {
+            guard let name = key.scalar else {
+                error(.wrongType, "keys must be plain words, found \(key.shapeName)", at: key)
+                continue
+            }
+            if !allowed.contains(name) {
+                let place = path.isEmpty ? "at the top level" : "in `\(path)`"
+                error(.unknownKey, "unknown key `\(name)` \(place)", at: key, help: Suggestion.help(for: name, in: allowed))
+            }
+        }
+        return Fields(node: node, path: path, entries: pairs)
+    }
+
+    /// The value of a required key, or nil after reporting `missing-key` at the mapping.
+    public mutating func require(_ f: Fields, _ key: String, help: String? = nil) -> SyntaxNode? {
+        if let v = f[key] { return v }
+        let place = f.path.isEmpty ? "at the top level" : "in `\(f.path)`"
+        error(.missingKey, "missing key `\(key)` \(place)", at: f.node, help: help)
+        return nil
+    }
+
+    // MARK: Scalars
+
+    private mutating func scalarText(_ node: SyntaxNode, _ path: String, expected: String) -> (String, Bool)? {
+        guard case let .scalar(text, plain) = node.kind, !node.isNull else {
+            error(.wrongType, "`\(path)` must be \(expected), found \(node.shapeName)", at: node)
+            return nil
+        }
+        return (text, plain)
+    }
+
+    /// A string (any non-null scalar).
+    public mutating func string(_ node: SyntaxNode, _ path: String) -> String? {
+        scalarText(node, path, expected: "a string")?.0
+    }
+
+    /// A non-empty string without surrounding spaces.
+    public mutating func name(_ node: SyntaxNode, _ path: String) -> String? {
+        guard let s = string(node, path) else { return nil }
+        if s.isEmpty || s.trimmingCharacters(in: .whitespacesAndNewlines) != s {
+            error(.invalidValue, "`\(path)` must be a non-empty name without surrounding spaces", at: node)
+            return nil
+        }
+        return s
+    }
+
+    /// An integer.
+    public mutating func int(_ node: SyntaxNode, _ path: String) -> Int? {
+        guard let (text, plain) = scalarText(node, path, expected: "an integer") else { return nil }
+        guard plain, let v = Int(text) else {
+            error(.wrongType, "`\(path)` must be an integer, found `\(text)`", at: node)
+            return nil
+        }
+        return v
+    }
+
+    /// `true` or `false`.
+    public mutating func bool(_ node: SyntaxNode, _ path: String) -> Bool? {
+        guard let (text, plain) = scalarText(node, path, expected: "`true` or `false`") else { return nil }
+        if plain, text == "true" || text == "True" || text == "TRUE" { return true }
+        if plain, text == "false" || text == "False" || text == "FALSE" { return false }
+        error(.wrongType, "`\(path)` must be `true` or `false`, found `\(text)`", at: node)
+        return nil
+    }
+
+    /// A duration such as `7d`.
+    public mutating func duration(_ node: SyntaxNode, _ path: String) -> TimeSpan? {
+        guard let (text, _) = scalarText(node, path, expected: "a duration such as `7d`") else { return nil }
+        switch TimeSpan.parse(text) {
+        case let .success(span):
+            return span
+        case let .failure(problem):
+            let help = "write a whole number and a unit, without spaces: `30s`, `15m`, `24h`, `7d`, `2w`"
+            switch problem {
+            case .negative:
+                error(.invalidDuration, "duration `\(text)` is negative", at: node, help: "durations are lengths of time: \(help)")
+            case .missingUnit:
+                error(.invalidDuration, "duration `\(text)` has no unit", at: node, help: "did you mean `\(text)d`? \(help)")
+            case let .unknownUnit(unit):
+                error(.invalidDuration, "duration `\(text)` has an unknown unit `\(unit)`", at: node,
+                      help: "units are `s` (seconds), `m` (minutes), `h` (hours), `d` (days) and `w` (weeks), as in `7d`")
+            case .tooLarge:
+                error(.invalidDuration, "duration `\(text)` is too large", at: node, help: "the largest duration is `\(TimeSpan.maximum)` (100 years)")
+            case .empty, .malformed:
+                error(.invalidDuration, "`\(text)` is not a duration", at: node, help: help)
+            }
+            return nil
+        }
+    }
+
+    /// An RFC 3339 time, or (when `base` is given) a time relative to it: `+3d`, `-1h`.
+    public mutating func time(_ node: SyntaxNode, _ path: String, relativeTo base: Timestamp? = nil) -> Timestamp? {
+        guard let (text, _) = scalarText(node, path, expected: "a time such as `2026-03-01T09:00:00Z`") else { return nil }
+        if let first = text.first, first == "+" || first == "-" {
+            guard let base else {
+                error(.invalidTime, "`\(path)` must be an absolute time, found `\(text)`", at: node,
+                      help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`")
+                return nil
+            }
+            switch TimeSpan.parse(String(text.dropFirst())) {
+            case let .success(span):
+                return first == "+" ? base.adding(span) : base.subtracting(span)
+            case .failure:
+                error(.invalidTime, "`\(text)` is not a relative time", at: node,
+                      help: "write a sign, a whole number and a unit: `+30s`, `+3d`, `-1h`")
+                return nil
+            }
+        }
+        guard let t = Timestamp.parse(text) else {
+            error(.invalidTime, "`\(text)` is not a valid time", at: node,
+                  help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`" + (base != nil ? ", or a relative time such as `+3d`" : ""))
+            return nil
+        }
+        return t
+    }
+
+    /// One of a closed set of words; unknown words get a "did you mean" hint.
+    public mutating func keyword<K: PolicyKeyword>(_ node: SyntaxNode, _ path: String, _ type: K.Type, allowed: [K]? = nil) -> K? {
+        let options = (allowed ?? Array(K.allCases)).map(\.rawValue).sorted()
+        guard let (text, _) = scalarText(node, path, expected: "one of " + options.map { "`\($0)`" }.joined(separator: ", ")) else {
+            return nil
+        }
+        guard let value = K(rawValue: text), allowed?.contains(value) ?? true else {
+            error(.invalidValue, "`\(path)` cannot be `\(text)`", at: node, help: Suggestion.help(for: text, in: options))
+            return nil
+        }
+        return value
+    }
+
+    /// A list; a single scalar is not accepted in place of a list.
+    public mutating func list(_ node: SyntaxNode, _ path: String) -> [SyntaxNode]? {
+        guard case let .sequence(items) = node.kind else {
+            error(.wrongType, "`\(path)` must be a list, found \(node.shapeName)", at: node, help: "write `[a, b]` or one `- item` per line")
+            return nil
+        }
+        return items
+    }
+}

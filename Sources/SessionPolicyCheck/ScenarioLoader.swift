@@ -1,0 +1,154 @@
+public import SessionPolicy
+import SessionPolicyYAML
+import Foundation
+
+/// Reads scenario files (SPEC §5) into `Scenario` values, with located diagnostics.
+public enum ScenarioLoader {
+    static let fileKeys = ["policy", "scenarios"]
+    static let scenarioKeys = ["name", "covers", "policy", "start", "context", "state", "steps", "description"]
+    static let stepKeys = ["at", "event", "expect", "note"] + SyntaxReader.contextKeys
+    static let expectKeys = ["decision", "reason", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error"]
+
+    /// Loads the scenarios of one file. `defaultPolicy` is used when the file names none.
+    public static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {
+        var r = SyntaxReader()
+        var out: [Scenario] = []
+        guard let top = r.fields(root, path: "", allowed: fileKeys) else { return ([], r.diagnostics) }
+        let filePolicy = top["policy"].flatMap { r.name($0, "policy") }
+        guard let list = r.require(top, "scenarios", help: "add `scenarios:` with a list of scenarios").flatMap({ r.list($0, "scenarios") }) else {
+            return ([], r.diagnostics)
+        }
+        if list.isEmpty { r.error(.missingKey, "`scenarios` is empty", at: top.node, help: "add at least one scenario") }
+        var names: [String: SourceLocation] = [:]
+        for (index, node) in list.enumerated() {
+            let path = "scenarios[\(index)]"
+            guard let f = r.fields(node, path: path, allowed: scenarioKeys) else { continue }
+            let before = r.diagnostics.count
+            let name = r.require(f, "name").flatMap { r.name($0, f.path("name")) } ?? path
+            if let first = names[name], let n = f["name"] {
+                r.error(.duplicateValue, "two scenarios are named `\(name)`", at: n, notes: ["the first is at \(first)"],
+                        help: "give each scenario its own name")
+            }
+            names[name] = node.location
+            var covers: [String] = []
+            if let c = f["covers"], let items = r.list(c, f.path("covers")) {
+                for item in items {
+                    guard let id = r.name(item, f.path("covers")) else { continue }
+                    if Behaviours.all.contains(id) { covers.append(id) } else {
+                        r.error(.unknownBehaviour, "unknown behaviour id `\(id)`", at: item,
+                                help: Suggestion.publicHelp(for: id, in: Behaviours.all))
+                    }
+                }
+            }
+            let policy = f["policy"].flatMap { r.name($0, f.path("policy")) } ?? filePolicy ?? defaultPolicy
+            if policy == nil {
+                r.error(.missingKey, "`\(name)` does not say which policy it runs against", at: node,
+                        help: "add `policy: NAME` to the file or the scenario, or give one policy on the command line")
+            }
+            let start = r.require(f, "start", help: "add `start: 2026-03-01T09:00:00Z`").flatMap { r.time($0, f.path("start")) }
+            var defaults = Event(.launch, at: start ?? Timestamp(secondsSinceEpoch: 0))
+            if let c = f["context"], let cf = r.fields(c, path: f.path("context"), allowed: SyntaxReader.contextKeys) {
+                r.applyContext(cf, to: &defaults)
+            }
+            var initial = SessionState()
+            if let s = f["state"], let start, let state = r.sessionState(s, path: f.path("state"), relativeTo: start) {
+                initial = state
+            }
+            var steps: [Scenario.Step] = []
+            if let s = r.require(f, "steps", help: "add `steps:` with at least one event").flatMap({ r.list($0, f.path("steps")) }) {
+                var clock = start ?? Timestamp(secondsSinceEpoch: 0)
+                for (i, stepNode) in s.enumerated() {
+                    if let step = readStep(stepNode, number: i + 1, path: f.path("steps[\(i)]"), clock: &clock, defaults: defaults, reader: &r) {
+                        steps.append(step)
+                    }
+                }
+                if s.isEmpty { r.error(.missingKey, "`\(name)` has no steps", at: node, help: "add at least one step") }
+            }
+            if r.diagnostics.count == before, let policy {
+                out.append(Scenario(file: file, location: node.location, name: name, covers: covers, policy: policy,
+                                    initial: initial, steps: steps))
+            }
+        }
+        return (out, r.diagnostics)
+    }
+
+    static func readStep(
+        _ node: SyntaxNode, number: Int, path: String, clock: inout Timestamp, defaults: Event, reader r: inout SyntaxReader
+    ) -> Scenario.Step? {
+        guard let f = r.fields(node, path: path, allowed: stepKeys) else { return nil }
+        if let at = f["at"], let t = r.time(at, f.path("at"), relativeTo: clock) {
+            clock = t
+        }
+        var expect = Scenario.Expectation()
+        if let e = f["expect"] { expect = readExpectation(e, path: f.path("expect"), reader: &r) }
+        // The event is read with a separate reader: if the step expects an error, the event's
+        // diagnostics are the expected outcome rather than a load failure.
+        var er = SyntaxReader()
+        var event = defaults
+        event.time = clock
+        event.kind = .launch
+        var ok = true
+        if let k = r.require(f, "event", help: "name the event, for example `event: launch`") {
+            if let kind = er.keyword(k, f.path("event"), EventKind.self) { event.kind = kind } else { ok = false }
+        } else {
+            return nil
+        }
+        let ctx = er.fields(node, path: path, allowed: stepKeys)
+        if let ctx {
+            var merged = event
+            er.applyContext(ctx, to: &merged)
+            event.network = merged.network
+            event.user = merged.user
+            event.authMode = merged.authMode
+            event.cause = merged.cause
+            event.unsyncedItems = merged.unsyncedItems
+            event.device = merged.device
+            if ok { er.checkRequiredContext(event, in: ctx) }
+        }
+        let result: Result<Event, DiagnosticError> = er.diagnostics.isEmpty ? .success(event) : .failure(DiagnosticError(er.diagnostics))
+        if case .failure = result, expect.error == nil {
+            for d in er.diagnostics { r.report(d) }
+            return nil
+        }
+        if case .success = result, let code = expect.error {
+            r.error(.invalidValue, "step \(number) expects error `\(code)` but its event is valid", at: node,
+                    help: "remove `expect.error`, or make the event invalid on purpose")
+            return nil
+        }
+        return Scenario.Step(number: number, location: node.location, event: result, expect: expect)
+    }
+
+    static func readExpectation(_ node: SyntaxNode, path: String, reader r: inout SyntaxReader) -> Scenario.Expectation {
+        var x = Scenario.Expectation()
+        guard let f = r.fields(node, path: path, allowed: expectKeys) else { return x }
+        func noneOr<K: PolicyKeyword>(_ key: String, _ type: K.Type) -> K?? {
+            guard let v = f[key] else { return nil }
+            if v.isNull || v.scalar == "none" { return .some(nil) }
+            guard let k = r.keyword(v, f.path(key), type) else { return nil }
+            return .some(k)
+        }
+        if let v = f["decision"] {
+            if v.scalar == "none" || v.isNull { x.decision = .some(nil) } else if let d = r.keyword(v, f.path("decision"), Decision.self) { x.decision = .some(d) }
+        }
+        if let v = f["reason"], let s = r.name(v, f.path("reason")) { x.reason = Reason(s) }
+        if let v = f["state"] { x.state = r.keyword(v, f.path("state"), MachineState.self) }
+        x.scope = noneOr("scope", Scope.self)
+        if let v = f["auth_mode"] {
+            if v.isNull { x.authMode = .some(nil) } else if let m = r.keyword(v, f.path("auth_mode"), AuthMode.self) { x.authMode = .some(m) }
+        }
+        if let v = f["notices"], let items = r.list(v, f.path("notices")) {
+            var set = Notices()
+            for item in items {
+                guard let n = r.name(item, f.path("notices")) else { continue }
+                if let notice = Notices(name: n) { set.insert(notice) } else {
+                    r.error(.invalidValue, "unknown notice `\(n)`", at: item, help: Suggestion.publicHelp(for: n, in: Notices.named.map(\.0)))
+                }
+            }
+            x.notices = set
+        }
+        if let v = f["notice_delay"] { x.noticeDelay = r.duration(v, f.path("notice_delay")) }
+        if let v = f["user"] { x.user = r.name(v, f.path("user")) }
+        if let v = f["error"], let s = r.name(v, f.path("error")) { x.error = DiagnosticCode(s) }
+        return x
+    }
+}

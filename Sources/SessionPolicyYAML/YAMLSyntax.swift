@@ -1,0 +1,205 @@
+public import SessionPolicy
+public import Foundation
+import Yams
+
+/// YAML (and JSON, which is YAML) text -> located `SyntaxNode`, with bounds that keep hostile
+/// input harmless: a size limit, strict UTF-8, no anchors or aliases, a nesting limit and a
+/// node budget. Every refusal is a located diagnostic; nothing here crashes or hangs.
+public enum YAMLSyntax {
+    /// Largest input accepted, in bytes (1 MiB: policies and scenarios are a few KB).
+    public static let maxBytes = 1 << 20
+    /// Deepest nesting accepted.
+    public static let maxDepth = 64
+    /// Most nodes accepted in one document.
+    public static let maxNodes = 100_000
+
+    /// Parses `bytes` from `file`. Returns the root, nil for an empty document, or diagnostics.
+    public static func parse(_ bytes: Data, file: String) -> Result<SyntaxNode?, DiagnosticError> {
+        if bytes.count > maxBytes {
+            return .failure(DiagnosticError([.error(
+                .inputTooLarge, "input is \(bytes.count) bytes, more than the limit of \(maxBytes) bytes",
+                at: SourceLocation(file: file, line: 1, column: 1),
+                help: "policy and scenario files are small; split the file or check that it is the right one")]))
+        }
+        guard let text = String(validatingUTF8Bytes: bytes) else {
+            return .failure(DiagnosticError([invalidUTF8(bytes, file: file)]))
+        }
+        return parse(text, file: file)
+    }
+
+    /// Parses `text` from `file`. Returns the root, nil for an empty document, or diagnostics.
+    public static func parse(_ text: String, file: String) -> Result<SyntaxNode?, DiagnosticError> {
+        if text.utf8.count > maxBytes {
+            return parse(Data(text.utf8), file: file)
+        }
+        let root: Node?
+        do {
+            root = try Parser(yaml: text).singleRoot()
+        } catch let error as YamlError {
+            return .failure(DiagnosticError([diagnostic(for: error, text: text, file: file)]))
+        } catch {
+            return .failure(DiagnosticError([.error(.yamlSyntax, "cannot read YAML: \(error)",
+                                                    at: SourceLocation(file: file, line: 1, column: 1))]))
+        }
+        guard let root else { return .success(nil) }
+        var walker = Walker(file: file)
+        let node = walker.convert(root, depth: 1)
+        if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
+        return .success(node)
+    }
+
+    // MARK: Conversion
+
+    struct Walker {
+        let file: String
+        var nodes = 0
+        var problem: Diagnostic?
+
+        func location(_ node: Node) -> SourceLocation {
+            SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
+        }
+
+        mutating func fail(_ d: Diagnostic) -> SyntaxNode {
+            if problem == nil { problem = d }
+            return SyntaxNode(.scalar("", isPlain: true), at: d.location ?? SourceLocation(file: file, line: 1, column: 1))
+        }
+
+        mutating func convert(_ node: Node, depth: Int) -> SyntaxNode {
+            if problem != nil { return SyntaxNode(.scalar("", isPlain: true), at: location(node)) }
+            nodes += 1
+            if nodes > YAMLSyntax.maxNodes {
+                return fail(.error(.tooManyNodes, "the document has more than \(YAMLSyntax.maxNodes) values", at: location(node),
+                                   help: "policy and scenario files are small; check that this is the right file"))
+            }
+            if depth > YAMLSyntax.maxDepth {
+                return fail(.error(.nestingTooDeep, "values are nested more than \(YAMLSyntax.maxDepth) levels deep", at: location(node),
+                                   help: "policies and scenarios need only a few levels"))
+            }
+            if node.anchor != nil {
+                return fail(.error(.yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
+                                   help: "write the value out in full; expanding aliases could make a small file enormous"))
+            }
+            switch node {
+            case let .scalar(s):
+                let plain = s.style == .plain && !s.tag.description.hasSuffix(":str")
+                return SyntaxNode(.scalar(s.string, isPlain: plain), at: location(node))
+            case let .sequence(seq):
+                var items: [SyntaxNode] = []
+                items.reserveCapacity(seq.count)
+                for child in seq { items.append(convert(child, depth: depth + 1)) }
+                return SyntaxNode(.sequence(items), at: location(node))
+            case let .mapping(map):
+                var pairs: [(key: SyntaxNode, value: SyntaxNode)] = []
+                for (k, v) in map {
+                    let key = convert(k, depth: depth + 1)
+                    let value = convert(v, depth: depth + 1)
+                    pairs.append((key, value))
+                }
+                return SyntaxNode(.mapping(pairs), at: location(node))
+            case .alias:
+                return fail(.error(.yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
+                                   help: "write the value out in full"))
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    static func diagnostic(for error: YamlError, text: String, file: String) -> Diagnostic {
+        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: max(1, mark.line), column: max(1, mark.column)) }
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
+            var notes: [String] = []
+            if let context, !context.text.isEmpty { notes.append("\(context.text) at \(context.mark.line):\(context.mark.column)") }
+            var help: String? = nil
+            if problem.contains("tab") || problem.contains("cannot start any token") {
+                help = "indent with spaces, not tabs; quote values that start with `@`, `` ` `` or `%`"
+            } else if problem.contains("mapping values are not allowed") {
+                help = "quote values that contain `: `, or check the indentation"
+            } else if problem.contains("depth") || problem.contains("nest") {
+                help = "policies and scenarios need only a few levels of nesting"
+            }
+            let code: DiagnosticCode = problem.contains("depth") || problem.contains("nest") ? .nestingTooDeep : .yamlSyntax
+            return .error(code, "invalid YAML: \(problem)", at: at(mark), notes: notes, help: help)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            let key = duplicates.first ?? ""
+            let first = at(context.mark)
+            let second = secondOccurrence(of: key, after: context.mark, in: text).map {
+                SourceLocation(file: file, line: $0.line, column: $0.column)
+            }
+            return .error(.duplicateKey, "key `\(key)` appears twice in the same mapping", at: second ?? first,
+                          notes: second != nil ? ["first written at \(first)"] : [],
+                          help: "keep one of the two; YAML does not allow duplicate keys")
+        case let .reader(problem, offset, _, _):
+            return .error(.invalidUTF8, "cannot read input: \(problem)" + (offset.map { " at byte \($0)" } ?? ""),
+                          at: SourceLocation(file: file, line: 1, column: 1))
+        default:
+            return .error(.yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+        }
+    }
+
+    /// The line and column of the second `key:` at the same column as the first.
+    static func secondOccurrence(of key: String, after mark: Mark, in text: String) -> (line: Int, column: Int)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard mark.line >= 1, mark.line <= lines.count else { return nil }
+        for index in mark.line..<lines.count {
+            let scalars = Array(lines[index].unicodeScalars)
+            let col = mark.column - 1
+            guard col >= 0, col < scalars.count else { continue }
+            let prefixOK = scalars[..<col].allSatisfy { $0 == " " || $0 == "-" }
+            guard prefixOK else { continue }
+            let rest = String(String.UnicodeScalarView(scalars[col...]))
+            for candidate in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(candidate) {
+                let after = rest.dropFirst(candidate.count).drop { $0 == " " }
+                if after.hasPrefix(":") { return (index + 1, mark.column) }
+            }
+        }
+        return nil
+    }
+
+    static func invalidUTF8(_ bytes: Data, file: String) -> Diagnostic {
+        let b = [UInt8](bytes)
+        var offset = 0
+        var it = b.makeIterator()
+        var decoder = UTF8()
+        var consumed = 0
+        loop: while true {
+            switch decoder.decode(&it) {
+            case let .scalarValue(s):
+                consumed += UTF8.width(s)
+            case .emptyInput:
+                break loop
+            case .error:
+                offset = consumed
+                break loop
+            }
+        }
+        let prefix = b[..<min(offset, b.count)]
+        let line = prefix.filter { $0 == 10 }.count + 1
+        let lineStart = prefix.lastIndex(of: 10).map { $0 + 1 } ?? 0
+        let column = (String(decoding: b[lineStart..<offset], as: UTF8.self).unicodeScalars.count) + 1
+        return .error(.invalidUTF8, "input is not valid UTF-8 (byte \(offset))",
+                      at: SourceLocation(file: file, line: line, column: column),
+                      help: "save the file as UTF-8")
+    }
+}
+
+extension String {
+    /// Decodes UTF-8 strictly: nil if any byte sequence is invalid.
+    init?(validatingUTF8Bytes data: Data) {
+        var valid = true
+        var it = data.makeIterator()
+        var decoder = UTF8()
+        loop: while true {
+            switch decoder.decode(&it) {
+            case .scalarValue: continue
+            case .emptyInput: break loop
+            case .error:
+                valid = false
+                break loop
+            }
+        }
+        guard valid else { return nil }
+        self = String(decoding: data, as: UTF8.self)
+    }
+}

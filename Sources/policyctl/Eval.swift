@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import SessionPolicy
+import SessionPolicyYAML
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Evaluate one event against a session state and print the decision as JSON.",
+        discussion: """
+            INPUT (a file, or `-` for standard input) is JSON or YAML with `event` and an optional \
+            `state` (default: signed out), in the shapes the README documents.
+            Exit codes: 0 evaluated; 2 invalid input; 64 usage error.
+            """)
+
+    @Argument(help: "The policy file.")
+    var policy: String
+
+    @Argument(help: "The input file, or `-` for standard input.")
+    var input: String = "-"
+
+    @Flag(help: "Include every guard tried, with its facts and policy line.")
+    var explain = false
+
+    @Option(help: "Output format: json or human.")
+    var format: OutputFormat = .json
+
+    func run() throws {
+        let loaded: PolicyFile.Loaded
+        switch PolicyFile.load(policy) {
+        case let .failure(e):
+            emit(e.diagnostics, sources: [policy: (try? String(contentsOfFile: policy, encoding: .utf8)) ?? ""], json: format == .json)
+            throw Exit.invalidInput
+        case let .success(l): loaded = l
+        }
+        let file = input == "-" ? "<stdin>" : input
+        var sources = [policy: loaded.text]
+        let node: SyntaxNode
+        switch SourceFile.read(input).flatMap({ YAMLSyntax.parse($0, file: file) }) {
+        case let .failure(e):
+            emit(e.diagnostics, sources: sources, json: format == .json)
+            throw Exit.invalidInput
+        case .success(nil):
+            emit([.error(.emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                         help: "give a mapping with `event` and optionally `state`")], sources: sources, json: format == .json)
+            throw Exit.invalidInput
+        case let .success(n?):
+            node = n
+        }
+        if input != "-", let text = try? String(contentsOfFile: input, encoding: .utf8) { sources[file] = text }
+        var r = SyntaxReader()
+        var state = SessionState()
+        var event: Event?
+        if let f = r.fields(node, path: "", allowed: ["state", "event"]) {
+            if let s = f["state"], let st = r.sessionState(s, path: "state") { state = st }
+            event = r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap { r.event($0, path: "event") }
+        }
+        if r.diagnostics.hasErrors || event == nil {
+            emit(r.diagnostics, sources: sources, json: format == .json)
+            throw Exit.invalidInput
+        }
+        let compiled = loaded.compiled
+        let (outcome, trace) = compiled.explain(state, event!)
+        let t = compiled.transition(of: outcome)
+        let report = EvalReport(
+            policy: compiled.name, outcome: outcome,
+            decidedBy: t.map { .init(transition: $0.id, check: compiled.describe($0.guard), levers: $0.source.levers,
+                                     location: $0.source.location?.description) },
+            trace: explain ? trace : nil)
+        if format == .json {
+            print(JSONOutput.string(report))
+        } else {
+            print("\(outcome.decision?.rawValue ?? "no decision"): \(outcome.reason) -> \(outcome.state.state.rawValue)")
+            print("  \(outcome.message)")
+            if !outcome.notices.isEmpty { print("  notices: \(outcome.notices.names.joined(separator: ", "))") }
+            if let s = outcome.scope { print("  scope: \(s.rawValue)") }
+            if let d = report.decidedBy { print("  decided by #\(d.transition) \(d.check) [\(d.levers.joined(separator: ", "))] \(d.location ?? "")") }
+        }
+    }
+}
+
+/// What `eval` prints.
+struct EvalReport: Encodable {
+    struct DecidedBy: Encodable {
+        var transition: Int
+        var check: String
+        var levers: [String]
+        var location: String?
+    }
+    var policy: String
+    var outcome: Outcome
+    var decidedBy: DecidedBy?
+    var trace: [TraceStep]?
+
+    enum CodingKeys: String, CodingKey {
+        case policy, outcome, trace
+        case decidedBy = "decided_by"
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import SessionPolicy
+import SessionPolicyCheck
+import SessionPolicyYAML
+
+/// `policyctl`: check, evaluate and compile session policies.
+@main
+struct PolicyCtl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policyctl",
+        abstract: "Check, evaluate and compile SessionPolicy files.",
+        discussion: """
+            Exit codes: 0 success; 1 a scenario failed; 2 invalid input (a policy, scenario, \
+            state or event does not load); 64 usage error.
+            """,
+        version: "0.1.0",
+        subcommands: [Check.self, Eval.self, Compile.self])
+}
+
+/// Exit codes, a documented contract.
+enum Exit {
+    static let failures = ExitCode(1)
+    static let invalidInput = ExitCode(2)
+}
+
+/// Output formats shared by subcommands.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case human, json
+}
+
+/// Prints diagnostics: human to standard error, or JSON to standard output.
+func emit(_ diagnostics: [Diagnostic], sources: [String: String], json: Bool) {
+    guard !diagnostics.isEmpty else { return }
+    if json {
+        print(DiagnosticRenderer.json(diagnostics))
+    } else {
+        FileHandle.standardError.write(Data((DiagnosticRenderer(sources: sources).render(diagnostics) + "\n").utf8))
+    }
+}
