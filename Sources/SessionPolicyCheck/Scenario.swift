@@ -32,6 +32,8 @@ public struct Scenario: Sendable {
         /// `.some(nil)` expects no decision.
         public var decision: Decision??
         public var reason: Reason?
+        /// The exact human message.
+        public var message: String?
         public var state: MachineState?
         /// `.some(nil)` expects no scope.
         public var scope: Scope??

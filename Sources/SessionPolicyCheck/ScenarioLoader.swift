@@ -7,7 +7,7 @@ public enum ScenarioLoader {
     static let fileKeys = ["policy", "scenarios"]
     static let scenarioKeys = ["name", "covers", "policy", "start", "context", "state", "steps", "description"]
     static let stepKeys = ["at", "event", "expect", "note"] + SyntaxReader.contextKeys
-    static let expectKeys = ["decision", "reason", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error"]
+    static let expectKeys = ["decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error"]
 
     /// Loads the scenarios of one file. `defaultPolicy` is used when the file names none.
     public static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {
@@ -131,6 +131,7 @@ public enum ScenarioLoader {
             if v.scalar == "none" || v.isNull { x.decision = .some(nil) } else if let d = r.keyword(v, f.path("decision"), Decision.self) { x.decision = .some(d) }
         }
         if let v = f["reason"], let s = r.name(v, f.path("reason")) { x.reason = Reason(s) }
+        if let v = f["message"] { x.message = r.string(v, f.path("message")) }
         if let v = f["state"] { x.state = r.keyword(v, f.path("state"), MachineState.self) }
         x.scope = noneOr("scope", Scope.self)
         if let v = f["auth_mode"] {

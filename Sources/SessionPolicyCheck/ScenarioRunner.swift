@@ -59,6 +59,7 @@ public enum ScenarioRunner {
         var out: [String] = []
         if let d = x.decision, d != o.decision { out.append("decision: expected \(show(d)), got \(show(o.decision))") }
         if let r = x.reason, r != o.reason { out.append("reason: expected `\(r)`, got `\(o.reason)`") }
+        if let m = x.message, m != o.message { out.append("message: expected \"\(m)\", got \"\(o.message)\"") }
         if let s = x.state, s != o.state.state { out.append("state: expected `\(s.rawValue)`, got `\(o.state.state.rawValue)`") }
         if let s = x.scope, s != o.scope { out.append("scope: expected \(show(s)), got \(show(o.scope))") }
         if let m = x.authMode, m != o.authMode { out.append("auth_mode: expected \(show(m)), got \(show(o.authMode))") }

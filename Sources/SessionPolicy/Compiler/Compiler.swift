@@ -113,7 +113,7 @@ struct Compiler {
             }
             add([state], events, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: state),
                 source("signals.biometric_enrollment_changed"))
-            let resume: Effects = [.recordActivity, .resetOfflineFailures]
+            let resume: Effects = biometricDone ? [.recordActivity, .resetBiometricFailures] : [.recordActivity]
             if biometricDone {
                 add([state], events, .always,
                     Action(decision: .allow, reason: .biometricVerified, target: .resting, effects: resume, namesScope: true),
@@ -166,9 +166,11 @@ struct Compiler {
             add([state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
                 react(p.retry.offlineLogin.then, .offlineLoginRetriesExhausted, from: state, effects: .countOfflineFailure),
                 source("retry.offline_login.max", "retry.offline_login.then"))
-            add([state], event, .always,
-                react(p.fallback.onOfflineFailure, .offlineLoginFailed, from: state, effects: .countOfflineFailure),
-                source("fallback.on_offline_failure"))
+            // Below the limit the offline path stays open: the user is told to sign in at the IdP
+            // (same auth mode as before) but may try offline again later.
+            var fallback = react(p.fallback.onOfflineFailure, .offlineLoginFailed, from: state, effects: .countOfflineFailure)
+            if p.fallback.onOfflineFailure == .idpLogin { fallback.target = .unchanged }
+            add([state], event, .always, fallback, source("fallback.on_offline_failure", "retry.offline_login.max"))
         }
         addUnexpected([.signedOut, .awaitingIdP], event)
     }

@@ -61,15 +61,15 @@ public struct Effects: OptionSet, Sendable, Hashable {
     public static let establish = Effects(rawValue: 1 << 0)
     /// Delete the session: everything but the highest time seen.
     public static let clearSession = Effects(rawValue: 1 << 1)
-    /// The server validated the session now.
+    /// The server validated the session now (also resets the offline-login counter).
     public static let recordOnline = Effects(rawValue: 1 << 2)
     /// The user was active now.
     public static let recordActivity = Effects(rawValue: 1 << 3)
     public static let countBiometricFailure = Effects(rawValue: 1 << 4)
     public static let countOfflineFailure = Effects(rawValue: 1 << 5)
     public static let countIdPFailure = Effects(rawValue: 1 << 6)
-    /// A successful offline login: reset the biometric and offline counters.
-    public static let resetOfflineFailures = Effects(rawValue: 1 << 7)
+    /// A successful biometric prompt: reset the biometric counter.
+    public static let resetBiometricFailures = Effects(rawValue: 1 << 7)
     /// Close the biometric path until the next IdP login.
     public static let lockBiometric = Effects(rawValue: 1 << 8)
     /// Mark the session read-only.

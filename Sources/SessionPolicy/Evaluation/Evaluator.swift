@@ -143,15 +143,15 @@ extension CompiledPolicy {
             s.readOnly = false
             s.biometricLocked = false
         }
-        if fx.contains(.recordOnline) { s.lastOnline = e.time }
+        if fx.contains(.recordOnline) {
+            s.lastOnline = e.time
+            s.failures.offlineLogin = 0
+        }
         if fx.contains(.recordActivity) { s.lastActivity = Timestamp(secondsSinceEpoch: Self.now(state, e)) }
         if fx.contains(.countBiometricFailure) { s.failures.biometric += 1 }
         if fx.contains(.countOfflineFailure) { s.failures.offlineLogin += 1 }
         if fx.contains(.countIdPFailure) { s.failures.idpLogin += 1 }
-        if fx.contains(.resetOfflineFailures) {
-            s.failures.biometric = 0
-            s.failures.offlineLogin = 0
-        }
+        if fx.contains(.resetBiometricFailures) { s.failures.biometric = 0 }
         if fx.contains(.lockBiometric) { s.biometricLocked = true }
         if fx.contains(.setReadOnly) { s.readOnly = true }
         switch a.target {

@@ -82,7 +82,7 @@ public struct Policy: Sendable, Codable, Equatable {
     /// Failure limits per path.
     public struct Retry: Sendable, Codable, Equatable {
         public var biometric = RetryLimit(max: 3, then: .idpLogin)
-        public var offlineLogin = RetryLimit(max: 1, then: .idpLogin)
+        public var offlineLogin = RetryLimit(max: 3, then: .idpLogin)
         public var idpLogin = RetryLimit(max: 5, then: .wipe)
         public init() {}
     }
