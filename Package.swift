@@ -50,7 +50,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PolicyctlTests",
-            dependencies: ["SessionPolicyTestSupport"],
+            dependencies: ["SessionPolicyTestSupport", "policyctl"],
             swiftSettings: strict),
     ]
 )

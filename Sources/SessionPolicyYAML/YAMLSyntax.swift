@@ -32,20 +32,26 @@ public enum YAMLSyntax {
         if text.utf8.count > maxBytes {
             return parse(Data(text.utf8), file: file)
         }
+        // The parser owns the anchors (nodes hold them weakly): keep it alive while walking so
+        // anchored and aliased nodes can be recognised and refused.
+        let parser: Parser
         let root: Node?
         do {
-            root = try Parser(yaml: text).singleRoot()
+            parser = try Parser(yaml: text)
+            root = try parser.singleRoot()
         } catch let error as YamlError {
             return .failure(DiagnosticError([diagnostic(for: error, text: text, file: file)]))
         } catch {
             return .failure(DiagnosticError([.error(.yamlSyntax, "cannot read YAML: \(error)",
                                                     at: SourceLocation(file: file, line: 1, column: 1))]))
         }
-        guard let root else { return .success(nil) }
-        var walker = Walker(file: file)
-        let node = walker.convert(root, depth: 1)
-        if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
-        return .success(node)
+        return withExtendedLifetime(parser) {
+            guard let root else { return .success(nil) }
+            var walker = Walker(file: file)
+            let node = walker.convert(root, depth: 1)
+            if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
+            return .success(node)
+        }
     }
 
     // MARK: Conversion

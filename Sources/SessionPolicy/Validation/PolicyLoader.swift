@@ -72,6 +72,12 @@ public enum PolicyLoader {
                 record("auth_modes.offline", v)
                 var modes: [AuthMode] = []
                 for item in items {
+                    if let word = item.scalar, AuthMode(rawValue: word) == nil, !item.isNull {
+                        r.error(.invalidValue, "`\(word)` is not an auth mode", at: item,
+                                help: (Suggestion.closest(to: word, in: ["none", "biometric"]).map { "did you mean `\($0)`? " } ?? "")
+                                    + "offline modes are `none` and `biometric`")
+                        continue
+                    }
                     guard let m = r.keyword(item, "auth_modes.offline", AuthMode.self) else { continue }
                     if m.needsIdP {
                         r.error(.offlineModeNeedsIdP, "auth mode `\(m.rawValue)` cannot re-authenticate offline", at: item,

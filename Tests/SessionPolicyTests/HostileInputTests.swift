@@ -1,0 +1,98 @@
+import Foundation
+import SessionPolicy
+import SessionPolicyTestSupport
+import SessionPolicyYAML
+import Testing
+
+/// Input built to hurt: each gets a located error, never a crash, a hang or unbounded memory.
+@Suite("Hostile input")
+struct HostileInputTests {
+    func codes(_ text: String) -> [String] {
+        switch PolicyFile.compile(text: text, file: "hostile.yaml") {
+        case .success: return []
+        case let .failure(e): return e.diagnostics.map(\.code.rawValue)
+        }
+    }
+
+    @Test("a billion-laughs alias bomb is refused at its first anchor")
+    func aliasBomb() {
+        var text = "version: 1\nname: bomb\nx0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+        for i in 1...12 {
+            let refs = Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ")
+            text += "x\(i): &a\(i) [\(refs)]\n"
+        }
+        let result = PolicyFile.compile(text: text, file: "bomb.yaml")
+        guard case let .failure(e) = result else { Issue.record("alias bomb compiled"); return }
+        #expect(e.diagnostics.map(\.code.rawValue) == ["yaml-anchor"])
+        #expect(e.diagnostics.first?.location == SourceLocation(file: "bomb.yaml", line: 3, column: 5))
+    }
+
+    @Test("nesting 10,000 levels deep is refused")
+    func deepFlow() {
+        let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let c = codes(text)
+        #expect(c.count == 1)
+        #expect(c.first == "nesting-too-deep" || c.first == "yaml-syntax")
+    }
+
+    @Test("block nesting past the limit is refused with its place")
+    func deepBlock() {
+        var text = "version: 1\nname: deep\n"
+        for depth in 0..<100 { text += String(repeating: " ", count: depth * 2) + "k:\n" }
+        text += String(repeating: " ", count: 200) + "v\n"
+        #expect(codes(text) == ["nesting-too-deep"])
+    }
+
+    @Test("a 100 MB file is refused before it is read")
+    func hugeFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).yaml").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 100 * 1024 * 1024)
+        try handle.close()
+        guard case let .failure(e) = PolicyFile.load(path) else { Issue.record("huge file loaded"); return }
+        #expect(e.diagnostics.map(\.code.rawValue) == ["input-too-large"])
+    }
+
+    @Test("text over the size limit is refused")
+    func hugeText() {
+        let text = "version: 1\nname: big\ndescription: " + String(repeating: "a", count: YAMLSyntax.maxBytes) + "\n"
+        #expect(codes(text) == ["input-too-large"])
+    }
+
+    @Test("too many values are refused")
+    func manyNodes() {
+        let text = "version: 1\nname: many\nx: [" + Array(repeating: "1", count: 150_000).joined(separator: ",") + "]\n"
+        #expect(codes(text) == ["too-many-nodes"])
+    }
+
+    @Test("invalid UTF-8 is refused with its line and column")
+    func invalidUTF8() {
+        var bytes = Data("version: 1\nname: caf".utf8)
+        bytes.append(contentsOf: [0xC3, 0x28])
+        bytes.append(Data("\n".utf8))
+        guard case let .failure(e) = YAMLSyntax.parse(bytes, file: "u.yaml") else { Issue.record("accepted"); return }
+        #expect(e.diagnostics.map(\.code.rawValue) == ["invalid-utf8"])
+        #expect(e.diagnostics.first?.location == SourceLocation(file: "u.yaml", line: 2, column: 10))
+    }
+
+    @Test("odd documents get clear errors", arguments: [
+        ("", "empty-document"), ("# only a comment\n", "empty-document"), ("just a string", "wrong-type"),
+        ("- a\n- b\n", "wrong-type"), ("version: 1\nname: a\n---\nversion: 1\nname: b\n", "yaml-syntax"),
+        ("version: 1\nname: [unclosed\n", "yaml-syntax"), ("version: 1\nname: t\n: no key\n", "yaml-syntax"),
+        ("{version: 1, name: t, version: 1}", "duplicate-key"), ("version: 1\nname: \"\"\n", "invalid-value"),
+    ])
+    func oddDocuments(text: String, code: String) {
+        #expect(codes(text).contains(code), "got \(codes(text))")
+    }
+
+    @Test("the second of two duplicate keys is the one reported")
+    func duplicateSecond() {
+        let (text, at) = Markers.extract("version: 1\nname: t\nsession:\n  max: 7d\n  idle: 1d\n  1️⃣max: 9d\n")
+        guard case let .failure(e) = PolicyFile.compile(text: text, file: "test.yaml") else { Issue.record("accepted"); return }
+        #expect(e.diagnostics.first?.code.rawValue == "duplicate-key")
+        #expect(e.diagnostics.first?.location == at["1️⃣"])
+        #expect(e.diagnostics.first?.notes == ["first written at test.yaml:4:3"])
+    }
+}
