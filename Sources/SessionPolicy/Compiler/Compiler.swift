@@ -119,7 +119,7 @@ struct Compiler {
                     Action(decision: .allow, reason: .biometricVerified, target: .resting, effects: resume, namesScope: true),
                     source("auth_modes.offline"))
             } else {
-                add([state], events, .authModeIs(.none),
+                add([state], events, .authModeIs(.unprotected),
                     Action(decision: .allow, reason: .withinLimits, target: .resting, effects: resume, namesScope: true),
                     source("auth_modes.offline"))
                 add([state], events, .always,

@@ -103,7 +103,7 @@ public struct CompiledPolicy: Sendable {
 extension AuthMode {
     @inline(__always) var bit: UInt8 {
         switch self {
-        case .none: 1
+        case .unprotected: 1
         case .biometric: 2
         case .password: 4
         case .pin: 8

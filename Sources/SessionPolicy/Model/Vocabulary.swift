@@ -13,7 +13,9 @@ public enum Decision: String, PolicyKeyword {
 /// How the user authenticated at the last IdP login, which decides how the stored
 /// credential is protected (KOBIL's `AuthenticationMode`).
 public enum AuthMode: String, PolicyKeyword {
-    case none
+    /// No user interaction protects the stored credential (KOBIL `.NO`). Written `none`;
+    /// named `unprotected` in Swift so it never reads as `Optional.none`.
+    case unprotected = "none"
     case biometric
     case password
     case pin
@@ -84,8 +86,8 @@ public enum Keystore: String, PolicyKeyword {
     case hardware
     /// A software keystore.
     case software
-    /// No keystore at all.
-    case none
+    /// No keystore at all. Written `none`.
+    case absent = "none"
 }
 
 /// What the device's integrity check says.
