@@ -68,14 +68,14 @@ extension SyntaxReader {
 
     /// Reports a fact the event's kind needs but does not carry (`launch` without `network`).
     public mutating func checkRequiredContext(_ e: Event, in f: Fields) {
-        if [.launch, .resume, .register].contains(e.kind), e.network == nil {
+        if [.launch, .resume, .register].contains(e.kind), e.network == nil, !f.has("network") {
             error(.missingKey, "event `\(e.kind.rawValue)` needs `network`", at: f.node, help: "add `network: online` or `network: offline`")
         }
-        if e.kind == .idpLoginSucceeded, e.authMode == nil {
+        if e.kind == .idpLoginSucceeded, e.authMode == nil, !f.has("auth_mode") {
             error(.missingKey, "event `idp_login_succeeded` needs `auth_mode`", at: f.node,
                   help: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`")
         }
-        if e.kind == .refreshFailed, e.cause == nil {
+        if e.kind == .refreshFailed, e.cause == nil, !f.has("cause") {
             error(.missingKey, "event `refresh_failed` needs `cause`", at: f.node, help: "add `cause: network` or `cause: invalid_token`")
         }
     }

@@ -1,0 +1,160 @@
+import Foundation
+import SessionPolicyTestSupport
+import Testing
+
+/// Runs the built `policyctl` binary, as a user would, and checks output and exit codes.
+@Suite("policyctl")
+struct CLITests {
+    static let policies = Fixtures.files(in: "policies")
+
+    @Test("check passes every shipped scenario and ends with the summary line")
+    func checkAll() throws {
+        let r = try CLI.run(["check", "policies", "examples"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let match = r.lastLine.wholeMatch(of: /(\d+) passed, 0 failed/)
+        #expect(match != nil, "last line: \(r.lastLine)")
+        #expect(Int(match?.1 ?? "0") ?? 0 >= 30)
+        #expect(r.stdout.contains("behaviours covered: K1 K2 K3 K4 K5 K6 K7 K8 S1 S2 S3 S4 S5 X1 X2 X3 X4"))
+    }
+
+    @Test("a failing scenario exits 1 and shows expected, actual and the explanation")
+    func checkFailure() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenario = dir.appendingPathComponent("wrong.yaml").path
+        try """
+            policy: spendiq
+            scenarios:
+              - name: expects the wrong thing
+                covers: [S2]
+                start: 2026-04-06T08:00:00Z
+                context: { network: offline, user: ana }
+                steps:
+                  - event: idp_login_succeeded
+                    network: online
+                    auth_mode: none
+                  - at: +8d
+                    event: launch
+                    expect: { decision: allow }
+            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "policies/spendiq.yaml", scenario])
+        #expect(r.status == 1)
+        #expect(r.lastLine == "0 passed, 1 failed")
+        #expect(r.stdout.contains("FAIL \(scenario): expects the wrong thing [S2]"))
+        #expect(r.stdout.contains("step 2 (launch at 2026-04-14T08:00:00Z)"))
+        #expect(r.stdout.contains("decision: expected `allow`, got `wipe`"))
+        #expect(r.stdout.contains("yes #"))
+        #expect(r.stdout.contains("more than 7d since the last online validation (8d since the last online validation)  policies/spendiq.yaml:"))
+
+        let json = try CLI.run(["check", "policies/spendiq.yaml", scenario, "--format", "json"])
+        #expect(json.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["failed"] as? Int == 1)
+    }
+
+    @Test("a broken policy exits 2 with located errors")
+    func brokenPolicy() throws {
+        let r = try CLI.run(["check", "Tests/Fixtures/bad-policies/many-problems.yaml", "examples/spendiq.yaml"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("Tests/Fixtures/bad-policies/many-problems.yaml:3:1: error[unknown-key]: unknown key `sesion` at the top level"))
+        #expect(r.stderr.contains("= help: did you mean `session`?"))
+        let json = try CLI.run(["compile", "Tests/Fixtures/bad-policies/unknown-key.yaml", "--format", "json"])
+        #expect(json.status == 2)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let first = (object?["diagnostics"] as? [[String: Any]])?.first
+        #expect(first?["code"] as? String == "unknown-key")
+        #expect(first?["line"] as? Int == 4)
+        #expect(first?["column"] as? Int == 3)
+    }
+
+    @Test("a broken scenario file exits 2", arguments: [
+        ("scenarios:\n  - name: x\n    start: yesterday\n    steps: [{event: launch, network: offline}]\n", "invalid-time"),
+        ("policy: nosuch\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n", "unknown-policy"),
+        ("policy: spendiq\nscenarios:\n  - name: x\n    covers: [K99]\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n", "unknown-behaviour"),
+        ("policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, netwrk: offline}]\n", "unknown-key"),
+        ("policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline, expect: {decison: allow}}]\n", "unknown-key"),
+    ])
+    func brokenScenario(text: String, code: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("s-\(UUID().uuidString).yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try CLI.run(["check", "policies", path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error[\(code)]"), "\(r.stderr)")
+        #expect(r.stderr.contains("\(path):"))
+    }
+
+    @Test("usage errors exit 64", arguments: [["check"], ["check", "policies"], ["compile", "policies/spendiq.yaml", "--format", "png"], ["frobnicate"]])
+    func usage(_ args: [String]) throws {
+        #expect(try CLI.run(args).status == 64)
+    }
+
+    @Test("a missing file exits 2")
+    func missingFile() throws {
+        let r = try CLI.run(["compile", "policies/nope.yaml"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error[file-not-found]"))
+    }
+
+    @Test("compile renderings match their golden files", arguments: policies)
+    func compileGoldens(_ policy: String) throws {
+        let name = String(policy.dropFirst("policies/".count).dropLast(".yaml".count))
+        for format in ["text", "json", "dot", "mermaid"] {
+            let r = try CLI.run(["compile", policy, "--format", format])
+            #expect(r.status == 0)
+            let ext = ["text": "txt", "json": "json", "dot": "dot", "mermaid": "mmd"][format]!
+            if let diff = Golden.check(r.stdout, against: "Tests/Fixtures/golden/compile/\(name).\(ext)") {
+                Issue.record(Comment(rawValue: diff))
+            }
+        }
+    }
+
+    @Test("eval reads YAML or JSON from standard input and prints the decision as JSON")
+    func eval() throws {
+        let input = """
+            {"state": {"state": "suspended", "user": "alice", "auth_mode": "biometric",
+                       "last_idp_login": "2026-03-01T09:00:00Z", "last_online": "2026-03-01T09:00:00Z"},
+             "event": {"type": "launch", "time": "2026-03-05T09:00:00Z", "network": "offline",
+                       "user": "alice", "device": {"keystore": "hardware"}}}
+            """
+        let r = try CLI.run(["eval", "policies/kobil-signed-jwt.yaml", "-"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let outcome = object?["outcome"] as? [String: Any]
+        #expect(outcome?["decision"] as? String == "require_biometric")
+        #expect(outcome?["scope"] as? String == "bio_auth_grant_SE")
+        #expect((outcome?["state"] as? [String: Any])?["state"] as? String == "awaiting_biometric")
+        #expect((object?["decided_by"] as? [String: Any])?["levers"] as? [String] == ["auth_modes.offline"])
+
+        let yaml = "event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: offline\n"
+        let explained = try CLI.run(["eval", "policies/spendiq.yaml", "--explain"], stdin: yaml)
+        #expect(explained.status == 0)
+        #expect(explained.stdout.contains("\"reason\" : \"no_session\""))
+        #expect(explained.stdout.contains("\"trace\""))
+    }
+
+    @Test("eval rejects bad input with a located error and exit 2", arguments: [
+        ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: wifi\n", "4:12", "invalid-value"),
+        ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n", "2:3", "missing-key"),
+        ("state:\n  state: bogus\nevent:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: online\n", "2:10", "invalid-value"),
+        ("evnt: {}\n", "1:1", "unknown-key"),
+    ])
+    func evalErrors(input: String, location: String, code: String) throws {
+        let r = try CLI.run(["eval", "policies/spendiq.yaml", "-", "--format", "json"], stdin: input)
+        #expect(r.status == 2)
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let d = (object?["diagnostics"] as? [[String: Any]])?.first { $0["code"] as? String == code }
+        #expect(d != nil, "\(r.stdout)")
+        #expect("\(d?["line"] as? Int ?? 0):\(d?["column"] as? Int ?? 0)" == location)
+        #expect(d?["file"] as? String == "<stdin>")
+    }
+
+    @Test("--help documents the exit codes")
+    func help() throws {
+        let r = try CLI.run(["check", "--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("1 a scenario failed"))
+        #expect(r.stdout.contains("2 invalid input"))
+    }
+}
