@@ -89,9 +89,13 @@ public struct CheckReport: Sendable {
             var covered: [String]
         }
         let items = results.map { r in
-            Item(file: r.scenario.file, name: r.scenario.name, policy: r.scenario.policy, covers: r.scenario.covers, passed: r.passed,
-                 failure: r.failure.map { Failure(step: $0.step.number, location: $0.step.location.description,
-                                                  mismatches: $0.mismatches, outcome: $0.outcome, trace: $0.trace) })
+            Item(
+                file: r.scenario.file, name: r.scenario.name, policy: r.scenario.policy, covers: r.scenario.covers, passed: r.passed,
+                failure: r.failure.map {
+                    Failure(
+                        step: $0.step.number, location: $0.step.location.description,
+                        mismatches: $0.mismatches, outcome: $0.outcome, trace: $0.trace)
+                })
         }
         return JSONOutput.string(Report(scenarios: items, passed: passed, failed: failed, covered: covered)) + "\n"
     }

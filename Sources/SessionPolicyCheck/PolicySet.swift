@@ -1,6 +1,6 @@
+import Foundation
 public import SessionPolicy
 public import SessionPolicyYAML
-import Foundation
 
 /// The policies and scenarios named on a command line, loaded, with every diagnostic.
 public struct CheckInput: Sendable {
@@ -35,9 +35,11 @@ public struct CheckInput: Sendable {
                     }
                     if input.policies[s.policy] == nil {
                         let known = input.policies.keys.sorted()
-                        input.diagnostics.append(.error(
-                            .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded", at: s.location,
-                            help: known.isEmpty ? "give the policy file on the command line" : Suggestion.publicHelp(for: s.policy, in: known)))
+                        input.diagnostics.append(
+                            .error(
+                                .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded", at: s.location,
+                                help: known.isEmpty
+                                    ? "give the policy file on the command line" : Suggestion.publicHelp(for: s.policy, in: known)))
                         continue
                     }
                     input.scenarios.append(s)
@@ -62,8 +64,11 @@ public struct CheckInput: Sendable {
             diagnostics += loaded.warnings
             let name = loaded.compiled.name
             if let other = policies[name] {
-                diagnostics.append(.error(.duplicatePolicyName, "policy name `\(name)` is used by two files", at: SourceLocation(file: path, line: 1, column: 1),
-                                          notes: ["also used by \(other.path)"], help: "give each policy its own `name`"))
+                diagnostics.append(
+                    .error(
+                        .duplicatePolicyName, "policy name `\(name)` is used by two files",
+                        at: SourceLocation(file: path, line: 1, column: 1),
+                        notes: ["also used by \(other.path)"], help: "give each policy its own `name`"))
                 return nil
             }
             policies[name] = loaded

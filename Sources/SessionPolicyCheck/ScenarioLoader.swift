@@ -1,6 +1,6 @@
+import Foundation
 public import SessionPolicy
 import SessionPolicyYAML
-import Foundation
 
 /// Reads scenario files (SPEC §5) into `Scenario` values, with located diagnostics.
 public enum ScenarioLoader {
@@ -15,7 +15,8 @@ public enum ScenarioLoader {
         var out: [Scenario] = []
         guard let top = r.fields(root, path: "", allowed: fileKeys) else { return ([], r.diagnostics) }
         let filePolicy = top["policy"].flatMap { r.name($0, "policy") }
-        guard let list = r.require(top, "scenarios", help: "add `scenarios:` with a list of scenarios").flatMap({ r.list($0, "scenarios") }) else {
+        guard let list = r.require(top, "scenarios", help: "add `scenarios:` with a list of scenarios").flatMap({ r.list($0, "scenarios") })
+        else {
             return ([], r.diagnostics)
         }
         if list.isEmpty { r.error(.missingKey, "`scenarios` is empty", at: top.node, help: "add at least one scenario") }
@@ -26,24 +27,29 @@ public enum ScenarioLoader {
             let before = r.diagnostics.count
             let name = r.require(f, "name").flatMap { r.name($0, f.path("name")) } ?? path
             if let first = names[name], let n = f["name"] {
-                r.error(.duplicateValue, "two scenarios are named `\(name)`", at: n, notes: ["the first is at \(first)"],
-                        help: "give each scenario its own name")
+                r.error(
+                    .duplicateValue, "two scenarios are named `\(name)`", at: n, notes: ["the first is at \(first)"],
+                    help: "give each scenario its own name")
             }
             names[name] = node.location
             var covers: [String] = []
             if let c = f["covers"], let items = r.list(c, f.path("covers")) {
                 for item in items {
                     guard let id = r.name(item, f.path("covers")) else { continue }
-                    if Behaviours.all.contains(id) { covers.append(id) } else {
-                        r.error(.unknownBehaviour, "unknown behaviour id `\(id)`", at: item,
-                                help: Suggestion.publicHelp(for: id, in: Behaviours.all))
+                    if Behaviours.all.contains(id) {
+                        covers.append(id)
+                    } else {
+                        r.error(
+                            .unknownBehaviour, "unknown behaviour id `\(id)`", at: item,
+                            help: Suggestion.publicHelp(for: id, in: Behaviours.all))
                     }
                 }
             }
             let policy = f["policy"].flatMap { r.name($0, f.path("policy")) } ?? filePolicy ?? defaultPolicy
             if policy == nil {
-                r.error(.missingKey, "`\(name)` does not say which policy it runs against", at: node,
-                        help: "add `policy: NAME` to the file or the scenario, or give one policy on the command line")
+                r.error(
+                    .missingKey, "`\(name)` does not say which policy it runs against", at: node,
+                    help: "add `policy: NAME` to the file or the scenario, or give one policy on the command line")
             }
             let start = r.require(f, "start", help: "add `start: 2026-03-01T09:00:00Z`").flatMap { r.time($0, f.path("start")) }
             var defaults = Event(.launch, at: start ?? Timestamp(secondsSinceEpoch: 0))
@@ -58,15 +64,19 @@ public enum ScenarioLoader {
             if let s = r.require(f, "steps", help: "add `steps:` with at least one event").flatMap({ r.list($0, f.path("steps")) }) {
                 var clock = start ?? Timestamp(secondsSinceEpoch: 0)
                 for (i, stepNode) in s.enumerated() {
-                    if let step = readStep(stepNode, number: i + 1, path: f.path("steps[\(i)]"), clock: &clock, defaults: defaults, reader: &r) {
+                    if let step = readStep(
+                        stepNode, number: i + 1, path: f.path("steps[\(i)]"), clock: &clock, defaults: defaults, reader: &r)
+                    {
                         steps.append(step)
                     }
                 }
                 if s.isEmpty { r.error(.missingKey, "`\(name)` has no steps", at: node, help: "add at least one step") }
             }
             if r.diagnostics.count == before, let policy {
-                out.append(Scenario(file: file, location: node.location, name: name, covers: covers, policy: policy,
-                                    initial: initial, steps: steps))
+                out.append(
+                    Scenario(
+                        file: file, location: node.location, name: name, covers: covers, policy: policy,
+                        initial: initial, steps: steps))
             }
         }
         return (out, r.diagnostics)
@@ -111,8 +121,9 @@ public enum ScenarioLoader {
             return nil
         }
         if case .success = result, let code = expect.error {
-            r.error(.invalidValue, "step \(number) expects error `\(code)` but its event is valid", at: node,
-                    help: "remove `expect.error`, or make the event invalid on purpose")
+            r.error(
+                .invalidValue, "step \(number) expects error `\(code)` but its event is valid", at: node,
+                help: "remove `expect.error`, or make the event invalid on purpose")
             return nil
         }
         return Scenario.Step(number: number, location: node.location, event: result, expect: expect)
@@ -128,21 +139,32 @@ public enum ScenarioLoader {
             return .some(k)
         }
         if let v = f["decision"] {
-            if v.scalar == "none" || v.isNull { x.decision = .some(nil) } else if let d = r.keyword(v, f.path("decision"), Decision.self) { x.decision = .some(d) }
+            if v.scalar == "none" || v.isNull {
+                x.decision = .some(nil)
+            } else if let d = r.keyword(v, f.path("decision"), Decision.self) {
+                x.decision = .some(d)
+            }
         }
         if let v = f["reason"], let s = r.name(v, f.path("reason")) { x.reason = Reason(s) }
         if let v = f["message"] { x.message = r.string(v, f.path("message")) }
         if let v = f["state"] { x.state = r.keyword(v, f.path("state"), MachineState.self) }
         x.scope = noneOr("scope", Scope.self)
         if let v = f["auth_mode"] {
-            if v.isNull { x.authMode = .some(nil) } else if let m = r.keyword(v, f.path("auth_mode"), AuthMode.self) { x.authMode = .some(m) }
+            if v.isNull {
+                x.authMode = .some(nil)
+            } else if let m = r.keyword(v, f.path("auth_mode"), AuthMode.self) {
+                x.authMode = .some(m)
+            }
         }
         if let v = f["notices"], let items = r.list(v, f.path("notices")) {
             var set = Notices()
             for item in items {
                 guard let n = r.name(item, f.path("notices")) else { continue }
-                if let notice = Notices(name: n) { set.insert(notice) } else {
-                    r.error(.invalidValue, "unknown notice `\(n)`", at: item, help: Suggestion.publicHelp(for: n, in: Notices.named.map(\.0)))
+                if let notice = Notices(name: n) {
+                    set.insert(notice)
+                } else {
+                    r.error(
+                        .invalidValue, "unknown notice `\(n)`", at: item, help: Suggestion.publicHelp(for: n, in: Notices.named.map(\.0)))
                 }
             }
             x.notices = set

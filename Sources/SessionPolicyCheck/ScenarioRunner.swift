@@ -31,8 +31,11 @@ public enum ScenarioRunner {
                 let codes = error.diagnostics.map(\.code)
                 if let expected = step.expect.error, !codes.contains(expected) {
                     let got = codes.map { "`\($0)`" }.joined(separator: ", ")
-                    return ScenarioResult(scenario: scenario, failure: StepFailure(
-                        step: step, mismatches: ["error: expected `\(expected)`, got \(got)"], outcome: nil, trace: []), transitions: taken)
+                    return ScenarioResult(
+                        scenario: scenario,
+                        failure: StepFailure(
+                            step: step, mismatches: ["error: expected `\(expected)`, got \(got)"], outcome: nil, trace: []),
+                        transitions: taken)
                 }
                 // The engine refused the input: the session state is untouched (fail closed).
                 continue
@@ -41,8 +44,10 @@ public enum ScenarioRunner {
                 taken.append(outcome.transition)
                 let mismatches = compare(step.expect, outcome)
                 if !mismatches.isEmpty {
-                    return ScenarioResult(scenario: scenario, failure: StepFailure(
-                        step: step, mismatches: mismatches, outcome: outcome, trace: trace), transitions: taken)
+                    return ScenarioResult(
+                        scenario: scenario,
+                        failure: StepFailure(
+                            step: step, mismatches: mismatches, outcome: outcome, trace: trace), transitions: taken)
                 }
                 state = outcome.state
             }

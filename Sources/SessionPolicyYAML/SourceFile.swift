@@ -1,5 +1,5 @@
-public import SessionPolicy
 public import Foundation
+public import SessionPolicy
 
 /// Reading input files with the same bounds and diagnostics everywhere.
 public enum SourceFile {
@@ -13,20 +13,29 @@ public enum SourceFile {
         }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            return .failure(DiagnosticError([.error(.fileNotFound, "no such file `\(path)`", at: nil,
-                                                    help: "check the path; relative paths start at the current directory")]))
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .fileNotFound, "no such file `\(path)`", at: nil,
+                        help: "check the path; relative paths start at the current directory")
+                ]))
         }
         if isDir.boolValue {
             return .failure(DiagnosticError([.error(.fileNotFound, "`\(path)` is a directory, not a file", at: nil)]))
         }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
-           size.intValue > YAMLSyntax.maxBytes {
-            return .failure(DiagnosticError([.error(
-                .inputTooLarge, "file is \(size.intValue) bytes, more than the limit of \(YAMLSyntax.maxBytes) bytes", at: start,
-                help: "policy and scenario files are small; check that this is the right file")]))
+            size.intValue > YAMLSyntax.maxBytes
+        {
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .inputTooLarge, "file is \(size.intValue) bytes, more than the limit of \(YAMLSyntax.maxBytes) bytes", at: start,
+                        help: "policy and scenario files are small; check that this is the right file")
+                ]))
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            return .failure(DiagnosticError([.error(.fileNotFound, "cannot read `\(path)`", at: nil, help: "check the file's permissions")]))
+            return .failure(
+                DiagnosticError([.error(.fileNotFound, "cannot read `\(path)`", at: nil, help: "check the file's permissions")]))
         }
         defer { try? handle.close() }
         let data = handle.readData(ofLength: YAMLSyntax.maxBytes + 1)
@@ -44,8 +53,12 @@ public enum SourceFile {
         case let .failure(e):
             return .failure(e)
         case .success(nil):
-            return .failure(DiagnosticError([.error(.emptyDocument, "the \(what) is empty", at: SourceLocation(file: path, line: 1, column: 1),
-                                                    help: "a \(what) is a YAML mapping; see the README for its keys")]))
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .emptyDocument, "the \(what) is empty", at: SourceLocation(file: path, line: 1, column: 1),
+                        help: "a \(what) is a YAML mapping; see the README for its keys")
+                ]))
         case let .success(node?):
             return .success((node, String(decoding: data, as: UTF8.self)))
         }
@@ -79,8 +92,12 @@ public enum PolicyFile {
         case let .failure(e):
             return .failure(e)
         case .success(nil):
-            return .failure(DiagnosticError([.error(.emptyDocument, "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                                                    help: "start with `version: 1` and `name: ...`")]))
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .emptyDocument, "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                        help: "start with `version: 1` and `name: ...`")
+                ]))
         case let .success(node?):
             let (policy, diagnostics) = PolicyLoader.load(node)
             guard let policy else { return .failure(DiagnosticError(diagnostics)) }

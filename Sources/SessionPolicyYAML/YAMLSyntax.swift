@@ -1,5 +1,5 @@
-public import SessionPolicy
 public import Foundation
+public import SessionPolicy
 import Yams
 
 /// YAML (and JSON, which is YAML) text -> located `SyntaxNode`, with bounds that keep hostile
@@ -16,10 +16,13 @@ public enum YAMLSyntax {
     /// Parses `bytes` from `file`. Returns the root, nil for an empty document, or diagnostics.
     public static func parse(_ bytes: Data, file: String) -> Result<SyntaxNode?, DiagnosticError> {
         if bytes.count > maxBytes {
-            return .failure(DiagnosticError([.error(
-                .inputTooLarge, "input is \(bytes.count) bytes, more than the limit of \(maxBytes) bytes",
-                at: SourceLocation(file: file, line: 1, column: 1),
-                help: "policy and scenario files are small; split the file or check that it is the right one")]))
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .inputTooLarge, "input is \(bytes.count) bytes, more than the limit of \(maxBytes) bytes",
+                        at: SourceLocation(file: file, line: 1, column: 1),
+                        help: "policy and scenario files are small; split the file or check that it is the right one")
+                ]))
         }
         guard let text = String(validatingUTF8Bytes: bytes) else {
             return .failure(DiagnosticError([invalidUTF8(bytes, file: file)]))
@@ -42,8 +45,12 @@ public enum YAMLSyntax {
         } catch let error as YamlError {
             return .failure(DiagnosticError([diagnostic(for: error, text: text, file: file)]))
         } catch {
-            return .failure(DiagnosticError([.error(.yamlSyntax, "cannot read YAML: \(error)",
-                                                    at: SourceLocation(file: file, line: 1, column: 1))]))
+            return .failure(
+                DiagnosticError([
+                    .error(
+                        .yamlSyntax, "cannot read YAML: \(error)",
+                        at: SourceLocation(file: file, line: 1, column: 1))
+                ]))
         }
         return withExtendedLifetime(parser) {
             guard let root else { return .success(nil) }
@@ -74,16 +81,22 @@ public enum YAMLSyntax {
             if problem != nil { return SyntaxNode(.scalar("", isPlain: true), at: location(node)) }
             nodes += 1
             if nodes > YAMLSyntax.maxNodes {
-                return fail(.error(.tooManyNodes, "the document has more than \(YAMLSyntax.maxNodes) values", at: location(node),
-                                   help: "policy and scenario files are small; check that this is the right file"))
+                return fail(
+                    .error(
+                        .tooManyNodes, "the document has more than \(YAMLSyntax.maxNodes) values", at: location(node),
+                        help: "policy and scenario files are small; check that this is the right file"))
             }
             if depth > YAMLSyntax.maxDepth {
-                return fail(.error(.nestingTooDeep, "values are nested more than \(YAMLSyntax.maxDepth) levels deep", at: location(node),
-                                   help: "policies and scenarios need only a few levels"))
+                return fail(
+                    .error(
+                        .nestingTooDeep, "values are nested more than \(YAMLSyntax.maxDepth) levels deep", at: location(node),
+                        help: "policies and scenarios need only a few levels"))
             }
             if node.anchor != nil {
-                return fail(.error(.yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
-                                   help: "write the value out in full; expanding aliases could make a small file enormous"))
+                return fail(
+                    .error(
+                        .yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
+                        help: "write the value out in full; expanding aliases could make a small file enormous"))
             }
             switch node {
             case let .scalar(s):
@@ -103,8 +116,10 @@ public enum YAMLSyntax {
                 }
                 return SyntaxNode(.mapping(pairs), at: location(node))
             case .alias:
-                return fail(.error(.yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
-                                   help: "write the value out in full"))
+                return fail(
+                    .error(
+                        .yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: location(node),
+                        help: "write the value out in full"))
             }
         }
     }
@@ -133,12 +148,14 @@ public enum YAMLSyntax {
             let second = secondOccurrence(of: key, after: context.mark, in: text).map {
                 SourceLocation(file: file, line: $0.line, column: $0.column)
             }
-            return .error(.duplicateKey, "key `\(key)` appears twice in the same mapping", at: second ?? first,
-                          notes: second != nil ? ["first written at \(first)"] : [],
-                          help: "keep one of the two; YAML does not allow duplicate keys")
+            return .error(
+                .duplicateKey, "key `\(key)` appears twice in the same mapping", at: second ?? first,
+                notes: second != nil ? ["first written at \(first)"] : [],
+                help: "keep one of the two; YAML does not allow duplicate keys")
         case let .reader(problem, offset, _, _):
-            return .error(.invalidUTF8, "cannot read input: \(problem)" + (offset.map { " at byte \($0)" } ?? ""),
-                          at: SourceLocation(file: file, line: 1, column: 1))
+            return .error(
+                .invalidUTF8, "cannot read input: \(problem)" + (offset.map { " at byte \($0)" } ?? ""),
+                at: SourceLocation(file: file, line: 1, column: 1))
         default:
             return .error(.yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
         }
@@ -184,9 +201,10 @@ public enum YAMLSyntax {
         let line = prefix.filter { $0 == 10 }.count + 1
         let lineStart = prefix.lastIndex(of: 10).map { $0 + 1 } ?? 0
         let column = (String(decoding: b[lineStart..<offset], as: UTF8.self).unicodeScalars.count) + 1
-        return .error(.invalidUTF8, "input is not valid UTF-8 (byte \(offset))",
-                      at: SourceLocation(file: file, line: line, column: column),
-                      help: "save the file as UTF-8")
+        return .error(
+            .invalidUTF8, "input is not valid UTF-8 (byte \(offset))",
+            at: SourceLocation(file: file, line: line, column: column),
+            help: "save the file as UTF-8")
     }
 }
 

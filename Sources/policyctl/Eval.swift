@@ -40,8 +40,12 @@ struct Eval: ParsableCommand {
             emit(e.diagnostics, sources: sources, json: format == .json)
             throw Exit.invalidInput
         case .success(nil):
-            emit([.error(.emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                         help: "give a mapping with `event` and optionally `state`")], sources: sources, json: format == .json)
+            emit(
+                [
+                    .error(
+                        .emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                        help: "give a mapping with `event` and optionally `state`")
+                ], sources: sources, json: format == .json)
             throw Exit.invalidInput
         case let .success(n?):
             node = n
@@ -63,8 +67,11 @@ struct Eval: ParsableCommand {
         let t = compiled.transition(of: outcome)
         let report = EvalReport(
             policy: compiled.name, outcome: outcome,
-            decidedBy: t.map { .init(transition: $0.id, check: compiled.describe($0.guard), levers: $0.source.levers,
-                                     location: $0.source.location?.description) },
+            decidedBy: t.map {
+                .init(
+                    transition: $0.id, check: compiled.describe($0.guard), levers: $0.source.levers,
+                    location: $0.source.location?.description)
+            },
             trace: explain ? trace : nil)
         if format == .json {
             print(JSONOutput.string(report))
@@ -73,7 +80,9 @@ struct Eval: ParsableCommand {
             print("  \(outcome.message)")
             if !outcome.notices.isEmpty { print("  notices: \(outcome.notices.names.joined(separator: ", "))") }
             if let s = outcome.scope { print("  scope: \(s.rawValue)") }
-            if let d = report.decidedBy { print("  decided by #\(d.transition) \(d.check) [\(d.levers.joined(separator: ", "))] \(d.location ?? "")") }
+            if let d = report.decidedBy {
+                print("  decided by #\(d.transition) \(d.check) [\(d.levers.joined(separator: ", "))] \(d.location ?? "")")
+            }
         }
     }
 }

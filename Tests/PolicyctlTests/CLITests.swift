@@ -24,20 +24,20 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let scenario = dir.appendingPathComponent("wrong.yaml").path
         try """
-            policy: spendiq
-            scenarios:
-              - name: expects the wrong thing
-                covers: [S2]
-                start: 2026-04-06T08:00:00Z
-                context: { network: offline, user: ana }
-                steps:
-                  - event: idp_login_succeeded
-                    network: online
-                    auth_mode: none
-                  - at: +8d
-                    event: launch
-                    expect: { decision: allow }
-            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        policy: spendiq
+        scenarios:
+          - name: expects the wrong thing
+            covers: [S2]
+            start: 2026-04-06T08:00:00Z
+            context: { network: offline, user: ana }
+            steps:
+              - event: idp_login_succeeded
+                network: online
+                auth_mode: none
+              - at: +8d
+                event: launch
+                expect: { decision: allow }
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let r = try CLI.run(["check", "policies/spendiq.yaml", scenario])
         #expect(r.status == 1)
         #expect(r.lastLine == "0 passed, 1 failed")
@@ -45,7 +45,9 @@ struct CLITests {
         #expect(r.stdout.contains("step 2 (launch at 2026-04-14T08:00:00Z)"))
         #expect(r.stdout.contains("decision: expected `allow`, got `wipe`"))
         #expect(r.stdout.contains("yes #"))
-        #expect(r.stdout.contains("more than 7d since the last online validation (8d since the last online validation)  policies/spendiq.yaml:"))
+        #expect(
+            r.stdout.contains("more than 7d since the last online validation (8d since the last online validation)  policies/spendiq.yaml:")
+        )
 
         let json = try CLI.run(["check", "policies/spendiq.yaml", scenario, "--format", "json"])
         #expect(json.status == 1)
@@ -57,7 +59,9 @@ struct CLITests {
     func brokenPolicy() throws {
         let r = try CLI.run(["check", "Tests/Fixtures/bad-policies/many-problems.yaml", "examples/spendiq.yaml"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("Tests/Fixtures/bad-policies/many-problems.yaml:3:1: error[unknown-key]: unknown key `sesion` at the top level"))
+        #expect(
+            r.stderr.contains(
+                "Tests/Fixtures/bad-policies/many-problems.yaml:3:1: error[unknown-key]: unknown key `sesion` at the top level"))
         #expect(r.stderr.contains("= help: did you mean `session`?"))
         let json = try CLI.run(["compile", "Tests/Fixtures/bad-policies/unknown-key.yaml", "--format", "json"])
         #expect(json.status == 2)
@@ -68,13 +72,27 @@ struct CLITests {
         #expect(first?["column"] as? Int == 3)
     }
 
-    @Test("a broken scenario file exits 2", arguments: [
-        ("scenarios:\n  - name: x\n    start: yesterday\n    steps: [{event: launch, network: offline}]\n", "invalid-time"),
-        ("policy: nosuch\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n", "unknown-policy"),
-        ("policy: spendiq\nscenarios:\n  - name: x\n    covers: [K99]\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n", "unknown-behaviour"),
-        ("policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, netwrk: offline}]\n", "unknown-key"),
-        ("policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline, expect: {decison: allow}}]\n", "unknown-key"),
-    ])
+    @Test(
+        "a broken scenario file exits 2",
+        arguments: [
+            ("scenarios:\n  - name: x\n    start: yesterday\n    steps: [{event: launch, network: offline}]\n", "invalid-time"),
+            (
+                "policy: nosuch\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n",
+                "unknown-policy"
+            ),
+            (
+                "policy: spendiq\nscenarios:\n  - name: x\n    covers: [K99]\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n",
+                "unknown-behaviour"
+            ),
+            (
+                "policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, netwrk: offline}]\n",
+                "unknown-key"
+            ),
+            (
+                "policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline, expect: {decison: allow}}]\n",
+                "unknown-key"
+            ),
+        ])
     func brokenScenario(text: String, code: String) throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("s-\(UUID().uuidString).yaml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -85,7 +103,9 @@ struct CLITests {
         #expect(r.stderr.contains("\(path):"))
     }
 
-    @Test("usage errors exit 64", arguments: [["check"], ["check", "policies"], ["compile", "policies/spendiq.yaml", "--format", "png"], ["frobnicate"]])
+    @Test(
+        "usage errors exit 64",
+        arguments: [["check"], ["check", "policies"], ["compile", "policies/spendiq.yaml", "--format", "png"], ["frobnicate"]])
     func usage(_ args: [String]) throws {
         #expect(try CLI.run(args).status == 64)
     }
@@ -134,12 +154,14 @@ struct CLITests {
         #expect(explained.stdout.contains("\"trace\""))
     }
 
-    @Test("eval rejects bad input with a located error and exit 2", arguments: [
-        ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: wifi\n", "4:12", "invalid-value"),
-        ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n", "2:3", "missing-key"),
-        ("state:\n  state: bogus\nevent:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: online\n", "2:10", "invalid-value"),
-        ("evnt: {}\n", "1:1", "unknown-key"),
-    ])
+    @Test(
+        "eval rejects bad input with a located error and exit 2",
+        arguments: [
+            ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: wifi\n", "4:12", "invalid-value"),
+            ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n", "2:3", "missing-key"),
+            ("state:\n  state: bogus\nevent:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: online\n", "2:10", "invalid-value"),
+            ("evnt: {}\n", "1:1", "unknown-key"),
+        ])
     func evalErrors(input: String, location: String, code: String) throws {
         let r = try CLI.run(["eval", "policies/spendiq.yaml", "-", "--format", "json"], stdin: input)
         #expect(r.status == 2)

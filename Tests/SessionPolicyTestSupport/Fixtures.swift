@@ -65,7 +65,8 @@ public enum Golden {
     public static func check(_ actual: String, against relative: String) -> String? {
         let path = Fixtures.path(relative)
         if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
-            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try? actual.write(toFile: path, atomically: true, encoding: .utf8)
             return nil
         }
@@ -78,7 +79,10 @@ public enum Golden {
         for i in 0..<max(a.count, e.count) {
             let x = i < e.count ? String(e[i]) : "<end>"
             let y = i < a.count ? String(a[i]) : "<end>"
-            if x != y { return "\(relative):\(i + 1) differs\n  expected: \(x)\n  actual:   \(y)\n(re-record with RECORD_SNAPSHOTS=1 if the change is intended)" }
+            if x != y {
+                return
+                    "\(relative):\(i + 1) differs\n  expected: \(x)\n  actual:   \(y)\n(re-record with RECORD_SNAPSHOTS=1 if the change is intended)"
+            }
         }
         return "\(relative) differs"
     }
@@ -109,7 +113,9 @@ public enum CLI {
 
     /// Runs `policyctl args` in the package root, with `stdin` as standard input.
     public static func run(_ args: [String], stdin: String? = nil) throws -> Result {
-        guard let binary else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "policyctl binary not found; run swift build"]) }
+        guard let binary else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "policyctl binary not found; run swift build"])
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = args
@@ -132,7 +138,8 @@ public enum CLI {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }

@@ -14,13 +14,20 @@ struct CodableTests {
     @Test("session state, event and outcome have the documented shape and round-trip")
     func shapes() throws {
         let t = Timestamp.parse("2026-03-01T09:00:00Z")!
-        let state = SessionState(state: .suspended, user: "alice", device: "d1", authMode: .biometric, lastIdPLogin: t,
-                                 lastOnline: t, lastActivity: t, highestTime: t, failures: .init(biometric: 1))
-        #expect(try json(state) == #"{"auth_mode":"biometric","biometric_locked":false,"device":"d1","failures":{"biometric":1,"idp_login":0,"offline_login":0},"highest_time":"2026-03-01T09:00:00Z","last_activity":"2026-03-01T09:00:00Z","last_idp_login":"2026-03-01T09:00:00Z","last_online":"2026-03-01T09:00:00Z","read_only":false,"state":"suspended","user":"alice"}"#)
+        let state = SessionState(
+            state: .suspended, user: "alice", device: "d1", authMode: .biometric, lastIdPLogin: t,
+            lastOnline: t, lastActivity: t, highestTime: t, failures: .init(biometric: 1))
+        #expect(
+            try json(state)
+                == #"{"auth_mode":"biometric","biometric_locked":false,"device":"d1","failures":{"biometric":1,"idp_login":0,"offline_login":0},"highest_time":"2026-03-01T09:00:00Z","last_activity":"2026-03-01T09:00:00Z","last_idp_login":"2026-03-01T09:00:00Z","last_online":"2026-03-01T09:00:00Z","read_only":false,"state":"suspended","user":"alice"}"#
+        )
         #expect(try JSONDecoder().decode(SessionState.self, from: Data(json(state).utf8)) == state)
 
         let event = Event(.launch, at: t.adding(.days(2)), network: .offline, user: "alice", device: .init(id: "d1", keystore: .hardware))
-        #expect(try json(event) == #"{"device":{"id":"d1","keystore":"hardware"},"network":"offline","time":"2026-03-03T09:00:00Z","type":"launch","user":"alice"}"#)
+        #expect(
+            try json(event)
+                == #"{"device":{"id":"d1","keystore":"hardware"},"network":"offline","time":"2026-03-03T09:00:00Z","type":"launch","user":"alice"}"#
+        )
         #expect(try JSONDecoder().decode(Event.self, from: Data(json(event).utf8)) == event)
 
         let p = try Fixtures.policy("kobil-offline-token")

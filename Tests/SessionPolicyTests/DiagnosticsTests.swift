@@ -73,7 +73,8 @@ struct DiagnosticsTests {
 
     @Test("every error in a file is reported at once")
     func allAtOnce() throws {
-        let (text, markers) = Markers.extract("""
+        let (text, markers) = Markers.extract(
+            """
             version: 1
             name: many
             session:
@@ -89,7 +90,8 @@ struct DiagnosticsTests {
             Issue.record("expected errors")
             return
         }
-        #expect(error.diagnostics.map(\.code.rawValue) == ["invalid-duration", "unknown-key", "offline-mode-needs-idp", "retry-max-below-one"])
+        #expect(
+            error.diagnostics.map(\.code.rawValue) == ["invalid-duration", "unknown-key", "offline-mode-needs-idp", "retry-max-below-one"])
         #expect(error.diagnostics.map(\.location) == ["1️⃣", "2️⃣", "3️⃣", "4️⃣"].map { markers[$0] })
     }
 
@@ -98,15 +100,16 @@ struct DiagnosticsTests {
         let (text, _) = Markers.extract("version: 1\nname: t\noffline:\n  windw: 7d\n")
         guard case let .failure(error) = PolicyFile.compile(text: text, file: "p.yaml") else { return }
         let out = DiagnosticRenderer(sources: ["p.yaml": text]).render(error.diagnostics)
-        #expect(out == """
-            p.yaml:4:3: error[unknown-key]: unknown key `windw` in `offline`
-              |
-            4 |   windw: 7d
-              |   ^
-              = help: did you mean `window`?
+        #expect(
+            out == """
+                p.yaml:4:3: error[unknown-key]: unknown key `windw` in `offline`
+                  |
+                4 |   windw: 7d
+                  |   ^
+                  = help: did you mean `window`?
 
-            1 error
-            """)
+                1 error
+                """)
     }
 
     @Test("a valid policy gives no diagnostics")

@@ -11,8 +11,9 @@ struct EvaluatorTests {
     func at(_ span: TimeSpan) -> Timestamp { Self.t0.adding(span) }
 
     func signedIn(_ mode: AuthMode, state: MachineState = .suspended) -> SessionState {
-        SessionState(state: state, user: "alice", device: "d1", authMode: mode, lastIdPLogin: Self.t0, lastOnline: Self.t0,
-                     lastActivity: Self.t0, highestTime: Self.t0)
+        SessionState(
+            state: state, user: "alice", device: "d1", authMode: mode, lastIdPLogin: Self.t0, lastOnline: Self.t0,
+            lastActivity: Self.t0, highestTime: Self.t0)
     }
 
     func launch(_ span: TimeSpan, network: Network = .offline, keystore: Keystore = .hardware) -> Event {
@@ -38,8 +39,9 @@ struct EvaluatorTests {
         let p = try Fixtures.policy(name)
         for t in p.machine.transitions where t.action.decision != .allow {
             #expect(!t.action.reason.rawValue.isEmpty)
-            #expect(!t.action.message.isEmpty && t.action.message != t.action.reason.rawValue.replacingOccurrences(of: "_", with: " "),
-                    "transition \(t.id) has no written message for \(t.action.reason)")
+            #expect(
+                !t.action.message.isEmpty && t.action.message != t.action.reason.rawValue.replacingOccurrences(of: "_", with: " "),
+                "transition \(t.id) has no written message for \(t.action.reason)")
         }
     }
 
@@ -69,14 +71,16 @@ struct EvaluatorTests {
         #expect(wiped.notices == [.networkRequired])
     }
 
-    @Test("scopes follow credential, mode and keystore (K4)", arguments: [
-        ("kobil-offline-token", AuthMode.unprotected, Keystore.software, Scope.noAuthOffline),
-        ("kobil-offline-token", .biometric, .hardware, .bioAuthOffline),
-        ("kobil-signed-jwt", .unprotected, .hardware, .noAuthGrant),
-        ("kobil-signed-jwt", .biometric, .software, .bioAuthGrant),
-        ("kobil-signed-jwt", .biometric, .hardware, .bioAuthGrantSE),
-        ("kobil-signed-jwt-hardware", .biometric, .hardware, .bioAuthGrantSE),
-    ])
+    @Test(
+        "scopes follow credential, mode and keystore (K4)",
+        arguments: [
+            ("kobil-offline-token", AuthMode.unprotected, Keystore.software, Scope.noAuthOffline),
+            ("kobil-offline-token", .biometric, .hardware, .bioAuthOffline),
+            ("kobil-signed-jwt", .unprotected, .hardware, .noAuthGrant),
+            ("kobil-signed-jwt", .biometric, .software, .bioAuthGrant),
+            ("kobil-signed-jwt", .biometric, .hardware, .bioAuthGrantSE),
+            ("kobil-signed-jwt-hardware", .biometric, .hardware, .bioAuthGrantSE),
+        ])
     func scopes(policy: String, mode: AuthMode, keystore: Keystore, scope: Scope) throws {
         let p = try Fixtures.policy(policy)
         let o = p.evaluate(signedIn(mode), launch(.days(1), keystore: keystore))
@@ -103,8 +107,9 @@ struct EvaluatorTests {
             for kind in [EventKind.launch, .resume, .biometricSucceeded, .idpLoginSucceeded] {
                 var state = signedIn(.biometric, state: s)
                 if s == .signedOut { state = .signedOut }
-                let e = Event(kind, at: at(.hours(1)), network: .online, user: "alice",
-                              device: .init(id: "d1", keystore: .hardware, integrity: .compromised), authMode: .biometric)
+                let e = Event(
+                    kind, at: at(.hours(1)), network: .online, user: "alice",
+                    device: .init(id: "d1", keystore: .hardware, integrity: .compromised), authMode: .biometric)
                 let o = p.evaluate(state, e)
                 #expect(o.decision == .wipe, "\(s) on \(kind)")
                 #expect(o.reason == .deviceCompromised)
@@ -138,7 +143,9 @@ struct EvaluatorTests {
             let event = Event(
                 EventKind.allCases.randomElement(using: &rng)!, at: Self.t0, network: Network.allCases.randomElement(using: &rng),
                 user: ["alice", "bob", nil].randomElement(using: &rng)!,
-                device: .init(id: "d1", keystore: Keystore.allCases.randomElement(using: &rng), integrity: Integrity.allCases.randomElement(using: &rng)),
+                device: .init(
+                    id: "d1", keystore: Keystore.allCases.randomElement(using: &rng),
+                    integrity: Integrity.allCases.randomElement(using: &rng)),
                 authMode: AuthMode.allCases.randomElement(using: &rng), cause: RefreshFailureCause.allCases.randomElement(using: &rng))
             let o = p.evaluate(state, event)
             if o.decision == .allow && event.kind != .idpLoginSucceeded {

@@ -77,12 +77,14 @@ struct HostileInputTests {
         #expect(e.diagnostics.first?.location == SourceLocation(file: "u.yaml", line: 2, column: 10))
     }
 
-    @Test("odd documents get clear errors", arguments: [
-        ("", "empty-document"), ("# only a comment\n", "empty-document"), ("just a string", "wrong-type"),
-        ("- a\n- b\n", "wrong-type"), ("version: 1\nname: a\n---\nversion: 1\nname: b\n", "yaml-syntax"),
-        ("version: 1\nname: [unclosed\n", "yaml-syntax"), ("version: 1\nname: t\n: no key\n", "yaml-syntax"),
-        ("{version: 1, name: t, version: 1}", "duplicate-key"), ("version: 1\nname: \"\"\n", "invalid-value"),
-    ])
+    @Test(
+        "odd documents get clear errors",
+        arguments: [
+            ("", "empty-document"), ("# only a comment\n", "empty-document"), ("just a string", "wrong-type"),
+            ("- a\n- b\n", "wrong-type"), ("version: 1\nname: a\n---\nversion: 1\nname: b\n", "yaml-syntax"),
+            ("version: 1\nname: [unclosed\n", "yaml-syntax"), ("version: 1\nname: t\n: no key\n", "yaml-syntax"),
+            ("{version: 1, name: t, version: 1}", "duplicate-key"), ("version: 1\nname: \"\"\n", "invalid-value"),
+        ])
     func oddDocuments(text: String, code: String) {
         #expect(codes(text).contains(code), "got \(codes(text))")
     }

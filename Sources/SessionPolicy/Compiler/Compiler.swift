@@ -46,17 +46,20 @@ struct Compiler {
     ) -> Action {
         switch reaction {
         case .wipe:
-            return Action(decision: .wipe, reason: reason, target: .state(.signedOut),
-                          effects: effects.union(.clearSession), notices: notices, noticeDelay: delay)
+            return Action(
+                decision: .wipe, reason: reason, target: .state(.signedOut),
+                effects: effects.union(.clearSession), notices: notices, noticeDelay: delay)
         case .idpLogin:
-            return Action(decision: .idpLogin, reason: reason,
-                          target: state.hasSession ? .state(.awaitingIdP) : .unchanged,
-                          effects: effects, notices: notices, usesPreviousAuthMode: true, noticeDelay: delay)
+            return Action(
+                decision: .idpLogin, reason: reason,
+                target: state.hasSession ? .state(.awaitingIdP) : .unchanged,
+                effects: effects, notices: notices, usesPreviousAuthMode: true, noticeDelay: delay)
         case .readOnly:
             let target: Target = [.active, .suspended, .readOnly].contains(state) ? .resting : .unchanged
-            return Action(decision: nil, reason: reason, target: target,
-                          effects: state.hasSession ? effects.union(.setReadOnly) : effects,
-                          notices: notices.union(.readOnly), noticeDelay: delay)
+            return Action(
+                decision: nil, reason: reason, target: target,
+                effects: state.hasSession ? effects.union(.setReadOnly) : effects,
+                notices: notices.union(.readOnly), noticeDelay: delay)
         }
     }
 
@@ -67,7 +70,8 @@ struct Compiler {
     /// Device integrity comes first on every event: a compromised device gets the policy's reaction.
     private mutating func addCompromised(_ states: [MachineState], _ events: [EventKind]) {
         for state in states {
-            add([state], events, .deviceCompromised, react(policy.device.compromised, .deviceCompromised, from: state),
+            add(
+                [state], events, .deviceCompromised, react(policy.device.compromised, .deviceCompromised, from: state),
                 source("device.compromised"))
         }
     }
@@ -87,42 +91,53 @@ struct Compiler {
         let p = policy
         addCompromised(states, events)
         for state in states {
-            add([state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
+            add(
+                [state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
                 react(p.device.clockRollback, .clockRollback, from: state), source("device.clock_rollback", "device.clock_tolerance"))
             if p.device.singleUser {
                 add([state], events, .differentUser, react(.wipe, .differentUser, from: state), source("device.single_user"))
             }
             if let max = p.session.max {
-                add([state], events, .sessionMaxExceeded(max), react(p.session.onExpired, .sessionMaxExceeded, from: state),
+                add(
+                    [state], events, .sessionMaxExceeded(max), react(p.session.onExpired, .sessionMaxExceeded, from: state),
                     source("session.max", "session.on_expired"))
             }
             if let idle = p.session.idle {
-                add([state], events, .idleExceeded(idle), react(p.session.onExpired, .sessionIdleExceeded, from: state),
+                add(
+                    [state], events, .idleExceeded(idle), react(p.session.onExpired, .sessionIdleExceeded, from: state),
                     source("session.idle", "session.on_expired"))
             }
             if let window = p.offline.window {
-                add([state], events, .offlineWindowExpired(window), react(p.offline.onExpired, .offlineWindowExpired, from: state),
+                add(
+                    [state], events, .offlineWindowExpired(window), react(p.offline.onExpired, .offlineWindowExpired, from: state),
                     source("offline.window", "offline.on_expired"))
             }
             add([state], events, .authModeMissing, react(.idpLogin, .noAuthMode, from: state), source("built-in"))
             add([state], events, .authModeNeedsIdP, react(.idpLogin, .authModeRequiresIdP, from: state), source("auth_modes.offline"))
-            add([state], events, .authModeNotOffline, react(.idpLogin, .authModeNotAllowedOffline, from: state), source("auth_modes.offline"))
+            add(
+                [state], events, .authModeNotOffline, react(.idpLogin, .authModeNotAllowedOffline, from: state),
+                source("auth_modes.offline"))
             if p.offline.credential == .signedJWT, p.offline.keyProtection == .hardware {
-                add([state], events, .keystoreNotHardware, react(.idpLogin, .keyProtectionInsufficient, from: state),
+                add(
+                    [state], events, .keystoreNotHardware, react(.idpLogin, .keyProtectionInsufficient, from: state),
                     source("offline.key_protection", "offline.credential"))
             }
-            add([state], events, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: state),
+            add(
+                [state], events, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: state),
                 source("signals.biometric_enrollment_changed"))
             let resume: Effects = biometricDone ? [.recordActivity, .resetBiometricFailures] : [.recordActivity]
             if biometricDone {
-                add([state], events, .always,
+                add(
+                    [state], events, .always,
                     Action(decision: .allow, reason: .biometricVerified, target: .resting, effects: resume, namesScope: true),
                     source("auth_modes.offline"))
             } else {
-                add([state], events, .authModeIs(.unprotected),
+                add(
+                    [state], events, .authModeIs(.unprotected),
                     Action(decision: .allow, reason: .withinLimits, target: .resting, effects: resume, namesScope: true),
                     source("auth_modes.offline"))
-                add([state], events, .always,
+                add(
+                    [state], events, .always,
                     Action(decision: .requireBiometric, reason: .withinLimits, target: .state(.awaitingBiometric), namesScope: true),
                     source("auth_modes.offline"))
             }
@@ -144,13 +159,17 @@ struct Compiler {
         addAttemptChain([.awaitingBiometric], [.biometricSucceeded], biometricDone: true)
         addCompromised([.awaitingBiometric], [.biometricFailed])
         let limit = p.retry.biometric
-        add([.awaitingBiometric], [.biometricFailed], .failureLimitReached(.biometric, limit: limit.max),
-            react(limit.then, .biometricRetriesExhausted, from: .awaitingBiometric,
-                  effects: .countBiometricFailure, notices: .suggestAuthModeChange),
+        add(
+            [.awaitingBiometric], [.biometricFailed], .failureLimitReached(.biometric, limit: limit.max),
+            react(
+                limit.then, .biometricRetriesExhausted, from: .awaitingBiometric,
+                effects: .countBiometricFailure, notices: .suggestAuthModeChange),
             source("retry.biometric.max", "retry.biometric.then"))
-        add([.awaitingBiometric], [.biometricFailed], .always,
-            Action(decision: .requireBiometric, reason: .biometricFailed, target: .state(.awaitingBiometric),
-                   effects: .countBiometricFailure, namesScope: true),
+        add(
+            [.awaitingBiometric], [.biometricFailed], .always,
+            Action(
+                decision: .requireBiometric, reason: .biometricFailed, target: .state(.awaitingBiometric),
+                effects: .countBiometricFailure, namesScope: true),
             source("retry.biometric.max"))
         let others = MachineState.allCases.filter { $0 != .awaitingBiometric }
         for event in [EventKind.biometricSucceeded, .biometricFailed] { addUnexpected(others, [event]) }
@@ -163,7 +182,8 @@ struct Compiler {
         let event: [EventKind] = [.offlineLoginFailed]
         addCompromised(Self.resumable, event)
         for state in Self.resumable {
-            add([state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
+            add(
+                [state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
                 react(p.retry.offlineLogin.then, .offlineLoginRetriesExhausted, from: state, effects: .countOfflineFailure),
                 source("retry.offline_login.max", "retry.offline_login.then"))
             // Below the limit the offline path stays open: the user is told to sign in at the IdP
@@ -182,21 +202,25 @@ struct Compiler {
         let all = MachineState.allCases
         addCompromised(all, [.idpLoginSucceeded])
         if p.device.singleUser {
-            add(all, [.idpLoginSucceeded], .differentUser,
+            add(
+                all, [.idpLoginSucceeded], .differentUser,
                 Action(decision: .wipe, reason: .differentUser, target: .state(.active), effects: [.clearSession, .establish]),
                 source("device.single_user"))
         }
-        add(all, [.idpLoginSucceeded], .always,
+        add(
+            all, [.idpLoginSucceeded], .always,
             Action(decision: .allow, reason: .idpLoginSucceeded, target: .state(.active), effects: .establish),
             source("built-in"))
 
         addCompromised(all, [.idpLoginFailed])
         let limit = p.retry.idpLogin
         for state in all {
-            add([state], [.idpLoginFailed], .failureLimitReached(.idpLogin, limit: limit.max),
+            add(
+                [state], [.idpLoginFailed], .failureLimitReached(.idpLogin, limit: limit.max),
                 react(limit.then, .idpLoginRetriesExhausted, from: state, effects: .countIdPFailure),
                 source("retry.idp_login.max", "retry.idp_login.then"))
-            add([state], [.idpLoginFailed], .always,
+            add(
+                [state], [.idpLoginFailed], .always,
                 react(.idpLogin, .idpLoginFailed, from: state, effects: .countIdPFailure), source("retry.idp_login.max"))
         }
     }
@@ -207,16 +231,19 @@ struct Compiler {
         let p = policy
         let live: [MachineState] = Self.resumable
         addCompromised(live, [.tokenRefreshed])
-        add(live, [.tokenRefreshed], .always,
+        add(
+            live, [.tokenRefreshed], .always,
             Action(decision: nil, reason: .tokenRefreshed, target: .unchanged, effects: .recordOnline), source("built-in"))
         addUnexpected([.signedOut, .awaitingIdP], [.tokenRefreshed])
 
         let invalid = p.signals.refreshTokenInvalid
         for state in Self.withSession {
-            add([state], [.refreshFailed], .refreshCause(.invalidToken),
+            add(
+                [state], [.refreshFailed], .refreshCause(.invalidToken),
                 react(invalid.then, .refreshTokenInvalid, from: state, delay: invalid.noticeDelay),
                 source("signals.refresh_token_invalid"))
-            add([state], [.refreshFailed], .always,
+            add(
+                [state], [.refreshFailed], .always,
                 Action(decision: nil, reason: .refreshDeferred, target: .unchanged, notices: .retryLater), source("built-in"))
         }
         addUnexpected([.signedOut], [.refreshFailed])
@@ -238,23 +265,29 @@ struct Compiler {
             }
             let enrollment = p.signals.biometricEnrollmentChanged
             if state.hasSession {
-                add([state], [.biometricEnrollmentChanged], .authModeIs(.biometric),
-                    react(enrollment.then, .biometricEnrollmentChanged, from: state, effects: .lockBiometric,
-                          delay: enrollment.noticeDelay),
+                add(
+                    [state], [.biometricEnrollmentChanged], .authModeIs(.biometric),
+                    react(
+                        enrollment.then, .biometricEnrollmentChanged, from: state, effects: .lockBiometric,
+                        delay: enrollment.noticeDelay),
                     source("signals.biometric_enrollment_changed"))
-                add([state], [.biometricEnrollmentChanged], .always,
+                add(
+                    [state], [.biometricEnrollmentChanged], .always,
                     Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged, effects: .lockBiometric),
                     source("signals.biometric_enrollment_changed"))
             } else {
-                add([state], [.biometricEnrollmentChanged], .always,
+                add(
+                    [state], [.biometricEnrollmentChanged], .always,
                     Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
                     source("signals.biometric_enrollment_changed"))
             }
             let logout = p.signals.logout
-            add([state], [.logout], .unsyncedItems,
+            add(
+                [state], [.logout], .unsyncedItems,
                 react(logout.then, .logout, from: state, notices: .unsyncedData, delay: logout.noticeDelay),
                 source("signals.logout"))
-            add([state], [.logout], .always, react(logout.then, .logout, from: state, delay: logout.noticeDelay),
+            add(
+                [state], [.logout], .always, react(logout.then, .logout, from: state, delay: logout.noticeDelay),
                 source("signals.logout"))
         }
     }
@@ -263,15 +296,19 @@ struct Compiler {
 
     private mutating func addLifecycle() {
         let all = MachineState.allCases
-        add(all, [.register], .networkOffline,
+        add(
+            all, [.register], .networkOffline,
             Action(decision: .idpLogin, reason: .registrationRequiresNetwork, target: .unchanged, notices: .networkRequired),
             source("built-in"))
-        add(all, [.register], .always,
+        add(
+            all, [.register], .always,
             Action(decision: .idpLogin, reason: .registration, target: .unchanged), source("built-in"))
-        add([.active, .readOnly, .awaitingBiometric], [.background], .always,
+        add(
+            [.active, .readOnly, .awaitingBiometric], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .state(.suspended), effects: .recordActivity),
             source("built-in"))
-        add([.signedOut, .suspended, .awaitingIdP], [.background], .always,
+        add(
+            [.signedOut, .suspended, .awaitingIdP], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .unchanged), source("built-in"))
     }
 }

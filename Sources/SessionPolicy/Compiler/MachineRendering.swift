@@ -81,18 +81,22 @@ extension CompiledPolicy {
             var transitions: [Edge]
         }
         let edges = machine.transitions.map { t in
-            Edge(id: t.id, from: t.from.rawValue, event: t.event.rawValue, guard: describe(t.guard),
-                 decision: t.action.decision?.rawValue, reason: t.action.reason.rawValue,
-                 to: { if case .resting = t.action.target { return "active|read_only" } else { return targetName(t) } }(),
-                 notices: t.action.notices, levers: t.source.levers, location: t.source.location?.description)
+            Edge(
+                id: t.id, from: t.from.rawValue, event: t.event.rawValue, guard: describe(t.guard),
+                decision: t.action.decision?.rawValue, reason: t.action.reason.rawValue,
+                to: { if case .resting = t.action.target { return "active|read_only" } else { return targetName(t) } }(),
+                notices: t.action.notices, levers: t.source.levers, location: t.source.location?.description)
         }
-        return JSONOutput.string(Machine(policy: policy.name, states: MachineState.allCases.map(\.rawValue),
-                                         events: EventKind.allCases.map(\.rawValue), transitions: edges)) + "\n"
+        return JSONOutput.string(
+            Machine(
+                policy: policy.name, states: MachineState.allCases.map(\.rawValue),
+                events: EventKind.allCases.map(\.rawValue), transitions: edges)) + "\n"
     }
 
     /// A human table: per state and event, the guards in the order they are tried.
     public func renderText() -> String {
-        var out = "policy \(policy.name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(machine.transitions.count) transitions\n"
+        var out =
+            "policy \(policy.name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(machine.transitions.count) transitions\n"
         for s in MachineState.allCases {
             out += "\n\(s.rawValue)\n"
             for e in EventKind.allCases {
@@ -102,7 +106,8 @@ extension CompiledPolicy {
                 for t in ts {
                     let d = t.action.decision?.rawValue ?? "no decision"
                     let at = t.source.location.map { "  (\($0))" } ?? ""
-                    out += "    #\(t.id) if \(describe(t.guard)): \(d), \(t.action.reason.rawValue) -> \(targetName(t))\(at)\n"
+                    let check = t.guard == .always ? "otherwise" : "if \(describe(t.guard))"
+                    out += "    #\(t.id) \(check): \(d), \(t.action.reason.rawValue) -> \(targetName(t))\(at)\n"
                 }
             }
         }

@@ -25,24 +25,30 @@ extension CompiledPolicy {
             var next = state
             if state.state.hasSession { next.state = .awaitingIdP }
             if let t = trace {
-                t.pointee.append(TraceStep(transition: -1, check: "the event has every fact it needs", facts: problem,
-                                           matched: false, levers: ["built-in"], location: nil))
+                t.pointee.append(
+                    TraceStep(
+                        transition: -1, check: "the event has every fact it needs", facts: problem,
+                        matched: false, levers: ["built-in"], location: nil))
             }
-            return Outcome(decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
-                           notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
+            return Outcome(
+                decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
+                notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
         }
         let candidates = machine.transitions(from: state.state, on: event.kind)
         for t in candidates {
             let holds = self.holds(t.guard, state, event)
             if let tr = trace {
-                tr.pointee.append(TraceStep(transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
-                                            matched: holds, levers: t.source.levers, location: t.source.location))
+                tr.pointee.append(
+                    TraceStep(
+                        transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
+                        matched: holds, levers: t.source.levers, location: t.source.location))
             }
             if holds { return apply(t, state, event) }
         }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
-        return Outcome(decision: .idpLogin, reason: .unexpectedEvent, message: Reason.unexpectedEvent.message, notices: [],
-                       scope: nil, authMode: state.authMode, noticeDelay: nil, state: state, transition: -1)
+        return Outcome(
+            decision: .idpLogin, reason: .unexpectedEvent, message: Reason.unexpectedEvent.message, notices: [],
+            scope: nil, authMode: state.authMode, noticeDelay: nil, state: state, transition: -1)
     }
 
     /// The fact an event of its kind must carry but does not, if any.
@@ -164,8 +170,9 @@ extension CompiledPolicy {
         if s.state == .readOnly { notices.insert(.readOnly) }
         let scope = a.namesScope ? self.scope(for: state.authMode, keystore: e.device.keystore) : nil
         let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
-        return Outcome(decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
-                       authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: t.id)
+        return Outcome(
+            decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
+            authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: t.id)
     }
 
     /// The OAuth scope of an offline login (seed 000): by credential, auth mode and keystore.

@@ -3,7 +3,9 @@
 public enum PolicyLoader {
     static let topKeys = ["version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device"]
     static let retryPaths = ["biometric", "offline_login", "idp_login"]
-    static let signalKeys = ["account_deactivated", "tokens_revoked", "license_revoked", "biometric_enrollment_changed", "logout", "refresh_token_invalid"]
+    static let signalKeys = [
+        "account_deactivated", "tokens_revoked", "license_revoked", "biometric_enrollment_changed", "logout", "refresh_token_invalid",
+    ]
     static let endSession: [Reaction] = [.idpLogin, .wipe]
 
     /// The policy, or nil when there are errors; and every diagnostic (errors and warnings).
@@ -21,7 +23,8 @@ public enum PolicyLoader {
             }
         }
         if let n = r.require(top, "name", help: "add `name: my-policy`; scenario files refer to policies by name"),
-           let name = r.name(n, "name") {
+            let name = r.name(n, "name")
+        {
             p.name = name
         }
         if let d = top["description"] { p.description = r.string(d, "description") }
@@ -30,13 +33,15 @@ public enum PolicyLoader {
         func reaction(_ node: SyntaxNode, _ path: String, allowed: [Reaction] = endSession) -> Reaction? {
             if case let .scalar(text, _) = node.kind {
                 if text == "allow" {
-                    r.error(.reactionNotAllowed, "`\(path)` cannot be `allow`", at: node,
-                            help: "the engine fails closed: use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                    r.error(
+                        .reactionNotAllowed, "`\(path)` cannot be `allow`", at: node,
+                        help: "the engine fails closed: use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
                     return nil
                 }
                 if let known = Reaction(rawValue: text), !allowed.contains(known) {
-                    r.error(.reactionNotAllowed, "`\(path)` cannot be `\(text)`", at: node,
-                            help: "use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                    r.error(
+                        .reactionNotAllowed, "`\(path)` cannot be `\(text)`", at: node,
+                        help: "use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
                     return nil
                 }
             }
@@ -48,11 +53,14 @@ public enum PolicyLoader {
             record("session", node)
             if let v = f["max"] { p.session.max = r.duration(v, "session.max"); record("session.max", v) }
             if let v = f["idle"] { p.session.idle = r.duration(v, "session.idle"); record("session.idle", v) }
-            if let v = f["on_expired"] { p.session.onExpired = reaction(v, "session.on_expired") ?? .idpLogin; record("session.on_expired", v) }
+            if let v = f["on_expired"] {
+                p.session.onExpired = reaction(v, "session.on_expired") ?? .idpLogin; record("session.on_expired", v)
+            }
         }
         // offline
         if let node = top["offline"],
-           let f = r.fields(node, path: "offline", allowed: ["window", "credential", "key_protection", "on_expired"]) {
+            let f = r.fields(node, path: "offline", allowed: ["window", "credential", "key_protection", "on_expired"])
+        {
             record("offline", node)
             if let v = f["window"] { p.offline.window = r.duration(v, "offline.window"); record("offline.window", v) }
             if let v = f["credential"] {
@@ -63,7 +71,9 @@ public enum PolicyLoader {
                 p.offline.keyProtection = r.keyword(v, "offline.key_protection", KeyProtection.self) ?? .any
                 record("offline.key_protection", v)
             }
-            if let v = f["on_expired"] { p.offline.onExpired = reaction(v, "offline.on_expired") ?? .idpLogin; record("offline.on_expired", v) }
+            if let v = f["on_expired"] {
+                p.offline.onExpired = reaction(v, "offline.on_expired") ?? .idpLogin; record("offline.on_expired", v)
+            }
         }
         // auth_modes
         if let node = top["auth_modes"], let f = r.fields(node, path: "auth_modes", allowed: ["offline"]) {
@@ -73,17 +83,21 @@ public enum PolicyLoader {
                 var modes: [AuthMode] = []
                 for item in items {
                     if let word = item.scalar, AuthMode(rawValue: word) == nil, !item.isNull {
-                        r.error(.invalidValue, "`\(word)` is not an auth mode", at: item,
-                                help: (Suggestion.closest(to: word, in: ["none", "biometric"]).map { "did you mean `\($0)`? " } ?? "")
-                                    + "offline modes are `none` and `biometric`")
+                        r.error(
+                            .invalidValue, "`\(word)` is not an auth mode", at: item,
+                            help: (Suggestion.closest(to: word, in: ["none", "biometric"]).map { "did you mean `\($0)`? " } ?? "")
+                                + "offline modes are `none` and `biometric`")
                         continue
                     }
                     guard let m = r.keyword(item, "auth_modes.offline", AuthMode.self) else { continue }
                     if m.needsIdP {
-                        r.error(.offlineModeNeedsIdP, "auth mode `\(m.rawValue)` cannot re-authenticate offline", at: item,
-                                help: "`password` and `pin` need the identity provider; offline modes are `none` and `biometric`")
+                        r.error(
+                            .offlineModeNeedsIdP, "auth mode `\(m.rawValue)` cannot re-authenticate offline", at: item,
+                            help: "`password` and `pin` need the identity provider; offline modes are `none` and `biometric`")
                     } else if modes.contains(m) {
-                        r.error(.duplicateValue, "auth mode `\(m.rawValue)` is listed twice", at: item, help: "remove the second `\(m.rawValue)`")
+                        r.error(
+                            .duplicateValue, "auth mode `\(m.rawValue)` is listed twice", at: item,
+                            help: "remove the second `\(m.rawValue)`")
                     } else {
                         modes.append(m)
                     }
@@ -106,8 +120,9 @@ public enum PolicyLoader {
                 if let m = rf["max"], let n = r.int(m, "retry.\(key).max") {
                     record("retry.\(key).max", m)
                     if n < 1 {
-                        r.error(.retryMaxBelowOne, "`retry.\(key).max` must be at least 1, found `\(n)`", at: m,
-                                help: "`max` counts attempts: `1` means the first failure already triggers `then`")
+                        r.error(
+                            .retryMaxBelowOne, "`retry.\(key).max` must be at least 1, found `\(n)`", at: m,
+                            help: "`max` counts attempts: `1` means the first failure already triggers `then`")
                     } else {
                         limit.max = n
                     }
@@ -139,8 +154,10 @@ public enum PolicyLoader {
                 var value: Policy.SignalReaction?
                 if case .mapping = v.kind {
                     if let sf = r.fields(v, path: path, allowed: ["then", "notice_delay"]) {
-                        let then = r.require(sf, "then", help: "say what happens: " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
-                            .flatMap { reaction($0, "\(path).then", allowed: allowed) }
+                        let then = r.require(
+                            sf, "then", help: "say what happens: " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or ")
+                        )
+                        .flatMap { reaction($0, "\(path).then", allowed: allowed) }
                         let delay = sf["notice_delay"].flatMap { r.duration($0, "\(path).notice_delay") }
                         if let then { value = Policy.SignalReaction(then, noticeDelay: delay) }
                     }
@@ -160,24 +177,33 @@ public enum PolicyLoader {
         }
         // device
         if let node = top["device"],
-           let f = r.fields(node, path: "device", allowed: ["single_user", "clock_rollback", "clock_tolerance", "compromised"]) {
+            let f = r.fields(node, path: "device", allowed: ["single_user", "clock_rollback", "clock_tolerance", "compromised"])
+        {
             record("device", node)
             if let v = f["single_user"] { p.device.singleUser = r.bool(v, "device.single_user") ?? true; record("device.single_user", v) }
-            if let v = f["clock_rollback"] { p.device.clockRollback = reaction(v, "device.clock_rollback") ?? .idpLogin; record("device.clock_rollback", v) }
-            if let v = f["clock_tolerance"] { p.device.clockTolerance = r.duration(v, "device.clock_tolerance") ?? .minutes(5); record("device.clock_tolerance", v) }
-            if let v = f["compromised"] { p.device.compromised = reaction(v, "device.compromised") ?? .wipe; record("device.compromised", v) }
+            if let v = f["clock_rollback"] {
+                p.device.clockRollback = reaction(v, "device.clock_rollback") ?? .idpLogin; record("device.clock_rollback", v)
+            }
+            if let v = f["clock_tolerance"] {
+                p.device.clockTolerance = r.duration(v, "device.clock_tolerance") ?? .minutes(5); record("device.clock_tolerance", v)
+            }
+            if let v = f["compromised"] {
+                p.device.compromised = reaction(v, "device.compromised") ?? .wipe; record("device.compromised", v)
+            }
         }
 
         // Cross-lever checks.
         if let window = p.offline.window, let max = p.session.max, window > max, let w = top["offline"]?["window"] {
             let at = p.sources["session.max"].map { " (\($0))" } ?? ""
-            r.error(.windowExceedsSessionMax, "offline window `\(window)` is longer than the session max `\(max)`", at: w,
-                    notes: ["`session.max` is `\(max)`\(at)"],
-                    help: "shorten `offline.window` to at most `\(max)`, or raise `session.max`")
+            r.error(
+                .windowExceedsSessionMax, "offline window `\(window)` is longer than the session max `\(max)`", at: w,
+                notes: ["`session.max` is `\(max)`\(at)"],
+                help: "shorten `offline.window` to at most `\(max)`, or raise `session.max`")
         }
         if p.offline.keyProtection == .hardware, p.offline.credential != .signedJWT, let k = top["offline"]?["key_protection"] {
-            r.warning(.invalidValue, "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`", at: k,
-                      help: "key protection applies to `credential: signed_jwt`")
+            r.warning(
+                .invalidValue, "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`", at: k,
+                help: "key protection applies to `credential: signed_jwt`")
         }
         let diagnostics = r.diagnostics.sortedForOutput()
         return (diagnostics.hasErrors ? nil : p, diagnostics)

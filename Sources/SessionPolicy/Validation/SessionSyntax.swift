@@ -1,8 +1,10 @@
 /// Reading session states and events from located syntax (for `policyctl eval`, scenario
 /// files and the server), with the same located diagnostics as policies.
 extension SyntaxReader {
-    static let stateKeys = ["state", "user", "device", "auth_mode", "last_idp_login", "last_online", "last_activity",
-                            "highest_time", "failures", "read_only", "biometric_locked"]
+    static let stateKeys = [
+        "state", "user", "device", "auth_mode", "last_idp_login", "last_online", "last_activity",
+        "highest_time", "failures", "read_only", "biometric_locked",
+    ]
     /// Keys of an event's context (everything but `type` and `time`).
     public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items"]
     static let deviceKeys = ["id", "keystore", "integrity"]
@@ -30,7 +32,8 @@ extension SyntaxReader {
                 if c < 0 { error(.invalidValue, "`\(ff.path(key))` cannot be negative", at: n); return 0 }
                 return c
             }
-            s.failures = SessionState.Failures(biometric: count("biometric"), offlineLogin: count("offline_login"), idpLogin: count("idp_login"))
+            s.failures = SessionState.Failures(
+                biometric: count("biometric"), offlineLogin: count("offline_login"), idpLogin: count("idp_login"))
         }
         return diagnostics.count == before ? s : nil
     }
@@ -39,7 +42,9 @@ extension SyntaxReader {
     public mutating func event(_ node: SyntaxNode, path: String) -> Event? {
         guard let f = fields(node, path: path, allowed: ["type", "time"] + Self.contextKeys) else { return nil }
         let before = diagnostics.count
-        let kind = require(f, "type", help: "name the event, for example `type: launch`").flatMap { keyword($0, f.path("type"), EventKind.self) }
+        let kind = require(f, "type", help: "name the event, for example `type: launch`").flatMap {
+            keyword($0, f.path("type"), EventKind.self)
+        }
         let time = require(f, "time", help: "every event carries its time, for example `time: 2026-03-01T09:00:00Z`")
             .flatMap { self.time($0, f.path("time")) }
         guard let kind, let time else { return nil }
@@ -69,11 +74,13 @@ extension SyntaxReader {
     /// Reports a fact the event's kind needs but does not carry (`launch` without `network`).
     public mutating func checkRequiredContext(_ e: Event, in f: Fields) {
         if [.launch, .resume, .register].contains(e.kind), e.network == nil, !f.has("network") {
-            error(.missingKey, "event `\(e.kind.rawValue)` needs `network`", at: f.node, help: "add `network: online` or `network: offline`")
+            error(
+                .missingKey, "event `\(e.kind.rawValue)` needs `network`", at: f.node, help: "add `network: online` or `network: offline`")
         }
         if e.kind == .idpLoginSucceeded, e.authMode == nil, !f.has("auth_mode") {
-            error(.missingKey, "event `idp_login_succeeded` needs `auth_mode`", at: f.node,
-                  help: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`")
+            error(
+                .missingKey, "event `idp_login_succeeded` needs `auth_mode`", at: f.node,
+                help: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`")
         }
         if e.kind == .refreshFailed, e.cause == nil, !f.has("cause") {
             error(.missingKey, "event `refresh_failed` needs `cause`", at: f.node, help: "add `cause: network` or `cause: invalid_token`")

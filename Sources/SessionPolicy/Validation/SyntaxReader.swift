@@ -36,7 +36,8 @@ public struct SyntaxReader: Sendable {
     }
 
     /// Adds a warning.
-    public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil) {
+    public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil)
+    {
         diagnostics.append(.warning(code, message, at: node.location, notes: notes, help: help))
     }
 
@@ -45,8 +46,9 @@ public struct SyntaxReader: Sendable {
     public mutating func fields(_ node: SyntaxNode, path: String, allowed: [String]) -> Fields? {
         guard case let .mapping(pairs) = node.kind else {
             let what = path.isEmpty ? "the document" : "`\(path)`"
-            error(.wrongType, "\(what) must be a mapping, found \(node.shapeName)", at: node,
-                  help: path.isEmpty ? nil : "write `\(path.split(separator: ".").last!):` followed by indented `key: value` lines")
+            error(
+                .wrongType, "\(what) must be a mapping, found \(node.shapeName)", at: node,
+                help: path.isEmpty ? nil : "write `\(path.split(separator: ".").last!):` followed by indented `key: value` lines")
             return nil
         }
         for (key, _) in pairs {
@@ -128,10 +130,13 @@ public struct SyntaxReader: Sendable {
             case .missingUnit:
                 error(.invalidDuration, "duration `\(text)` has no unit", at: node, help: "did you mean `\(text)d`? \(help)")
             case let .unknownUnit(unit):
-                error(.invalidDuration, "duration `\(text)` has an unknown unit `\(unit)`", at: node,
-                      help: "units are `s` (seconds), `m` (minutes), `h` (hours), `d` (days) and `w` (weeks), as in `7d`")
+                error(
+                    .invalidDuration, "duration `\(text)` has an unknown unit `\(unit)`", at: node,
+                    help: "units are `s` (seconds), `m` (minutes), `h` (hours), `d` (days) and `w` (weeks), as in `7d`")
             case .tooLarge:
-                error(.invalidDuration, "duration `\(text)` is too large", at: node, help: "the largest duration is `\(TimeSpan.maximum)` (100 years)")
+                error(
+                    .invalidDuration, "duration `\(text)` is too large", at: node,
+                    help: "the largest duration is `\(TimeSpan.maximum)` (100 years)")
             case .empty, .malformed:
                 error(.invalidDuration, "`\(text)` is not a duration", at: node, help: help)
             }
@@ -144,22 +149,25 @@ public struct SyntaxReader: Sendable {
         guard let (text, _) = scalarText(node, path, expected: "a time such as `2026-03-01T09:00:00Z`") else { return nil }
         if let first = text.first, first == "+" || first == "-" {
             guard let base else {
-                error(.invalidTime, "`\(path)` must be an absolute time, found `\(text)`", at: node,
-                      help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`")
+                error(
+                    .invalidTime, "`\(path)` must be an absolute time, found `\(text)`", at: node,
+                    help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`")
                 return nil
             }
             switch TimeSpan.parse(String(text.dropFirst())) {
             case let .success(span):
                 return first == "+" ? base.adding(span) : base.subtracting(span)
             case .failure:
-                error(.invalidTime, "`\(text)` is not a relative time", at: node,
-                      help: "write a sign, a whole number and a unit: `+30s`, `+3d`, `-1h`")
+                error(
+                    .invalidTime, "`\(text)` is not a relative time", at: node,
+                    help: "write a sign, a whole number and a unit: `+30s`, `+3d`, `-1h`")
                 return nil
             }
         }
         guard let t = Timestamp.parse(text) else {
-            error(.invalidTime, "`\(text)` is not a valid time", at: node,
-                  help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`" + (base != nil ? ", or a relative time such as `+3d`" : ""))
+            error(
+                .invalidTime, "`\(text)` is not a valid time", at: node,
+                help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`" + (base != nil ? ", or a relative time such as `+3d`" : ""))
             return nil
         }
         return t
@@ -181,7 +189,8 @@ public struct SyntaxReader: Sendable {
     /// A list; a single scalar is not accepted in place of a list.
     public mutating func list(_ node: SyntaxNode, _ path: String) -> [SyntaxNode]? {
         guard case let .sequence(items) = node.kind else {
-            error(.wrongType, "`\(path)` must be a list, found \(node.shapeName)", at: node, help: "write `[a, b]` or one `- item` per line")
+            error(
+                .wrongType, "`\(path)` must be a list, found \(node.shapeName)", at: node, help: "write `[a, b]` or one `- item` per line")
             return nil
         }
         return items
