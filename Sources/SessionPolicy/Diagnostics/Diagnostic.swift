@@ -60,7 +60,6 @@ extension DiagnosticCode {
     public static let windowExceedsSessionMax = DiagnosticCode("window-exceeds-session-max")
     public static let retryMaxBelowOne = DiagnosticCode("retry-max-below-one")
     public static let reactionNotAllowed = DiagnosticCode("reaction-not-allowed")
-    public static let noOfflineModes = DiagnosticCode("no-offline-modes")
     // Scenario files.
     public static let unknownPolicy = DiagnosticCode("unknown-policy")
     public static let ambiguousPolicy = DiagnosticCode("ambiguous-policy")
