@@ -103,7 +103,7 @@ public enum ScenarioLoader {
         } else {
             return nil
         }
-        let ctx = er.fields(node, path: path, allowed: stepKeys)
+        let ctx = er.fields(node, path: path, allowed: f.keys)  // unknown keys were reported above
         if let ctx {
             var merged = event
             er.applyContext(ctx, to: &merged)

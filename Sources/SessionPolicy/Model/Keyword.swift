@@ -1,8 +1,3 @@
 /// A closed set of words written in policies, states and events (`biometric`, `wipe`, ...).
 /// The reader uses `allCases` for "did you mean" hints.
 public protocol PolicyKeyword: RawRepresentable, CaseIterable, Hashable, Sendable, Codable where RawValue == String {}
-
-extension PolicyKeyword {
-    /// All spellings, sorted.
-    static var spellings: [String] { allCases.map(\.rawValue).sorted() }
-}

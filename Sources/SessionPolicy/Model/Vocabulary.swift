@@ -39,13 +39,10 @@ public enum MachineState: String, PolicyKeyword, Comparable {
     /// Signed in, but no new data may be fetched (for example after `license_revoked`).
     case readOnly = "read_only"
 
-    /// Stable order used in renderings.
-    public var index: Int { Self.allCases.firstIndex(of: self)! }
-
     /// True for states where a session (credentials, user data) exists on the device.
     public var hasSession: Bool { self != .signedOut }
 
-    public static func < (lhs: MachineState, rhs: MachineState) -> Bool { lhs.index < rhs.index }
+    public static func < (lhs: MachineState, rhs: MachineState) -> Bool { lhs.ordinal < rhs.ordinal }
 }
 
 /// The kinds of events the machine reacts to.
@@ -67,11 +64,6 @@ public enum EventKind: String, PolicyKeyword {
     case logout
     case register
 
-    /// Stable index (declaration order).
-    public var index: Int { Self.allCases.firstIndex(of: self)! }
-
-    /// True for the events that are login attempts (`launch`, `resume`).
-    public var isLoginAttempt: Bool { self == .launch || self == .resume }
 }
 
 /// Network reachability reported with an event.
