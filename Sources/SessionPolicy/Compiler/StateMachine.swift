@@ -9,23 +9,32 @@ public struct StateMachine: Sendable {
 
     static let eventCount = EventKind.allCases.count
 
+    /// `transitions[i].guard`, kept apart so the hot path reads guards without copying transitions.
+    let guards: [Guard]
+
     init(unordered: [Transition]) {
-        let grouped = unordered.enumerated().sorted { a, b in
-            let ka = a.element.from.ordinal * Self.eventCount + a.element.event.ordinal
-            let kb = b.element.from.ordinal * Self.eventCount + b.element.event.ordinal
-            return ka != kb ? ka < kb : a.offset < b.offset
-        }.map(\.element)
+        // Group by (state, event) keeping insertion order: a linear bucket pass, not a sort.
+        var buckets = [[Transition]](repeating: [], count: MachineState.allCases.count * Self.eventCount)
+        for t in unordered { buckets[t.from.ordinal * Self.eventCount + t.event.ordinal].append(t) }
         var list: [Transition] = []
-        var table = [Range<Int>](repeating: 0..<0, count: MachineState.allCases.count * Self.eventCount)
-        for var t in grouped {
-            t.id = list.count
-            let key = t.from.ordinal * Self.eventCount + t.event.ordinal
-            if table[key].isEmpty { table[key] = list.count..<list.count }
-            list.append(t)
-            table[key] = table[key].lowerBound..<list.count
+        list.reserveCapacity(unordered.count)
+        var table = [Range<Int>](repeating: 0..<0, count: buckets.count)
+        for (key, bucket) in buckets.enumerated() {
+            let start = list.count
+            for var t in bucket {
+                t.id = list.count
+                list.append(t)
+            }
+            table[key] = start..<list.count
         }
         self.transitions = list
+        self.guards = list.map(\.guard)
         self.table = table
+    }
+
+    /// The range of `transitions` tried, in order, for `event` in `state`.
+    @inline(__always) func range(from state: MachineState, on event: EventKind) -> Range<Int> {
+        table[state.ordinal * Self.eventCount + event.ordinal]
     }
 
     /// The transitions tried, in order, for `event` in `state`.

@@ -34,16 +34,17 @@ extension CompiledPolicy {
                 decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
                 notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
         }
-        let candidates = machine.transitions(from: state.state, on: event.kind)
-        for t in candidates {
-            let holds = self.holds(t.guard, state, event)
+        // Read only the guards while searching; the matching transition is read once.
+        for i in machine.range(from: state.state, on: event.kind) {
+            let holds = self.holds(machine.guards[i], state, event)
             if let tr = trace {
+                let t = machine.transitions[i]
                 tr.pointee.append(
                     TraceStep(
                         transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
                         matched: holds, levers: t.source.levers, location: t.source.location))
             }
-            if holds { return apply(t, state, event) }
+            if holds { return apply(i, machine.transitions[i].action, state, event) }
         }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
         return Outcome(
@@ -127,8 +128,7 @@ extension CompiledPolicy {
         }
     }
 
-    @inline(__always) func apply(_ t: Transition, _ state: SessionState, _ e: Event) -> Outcome {
-        let a = t.action
+    @inline(__always) func apply(_ id: Int, _ a: Action, _ state: SessionState, _ e: Event) -> Outcome {
         var s = state
         let fx = a.effects
         if let h = s.highestTime, h > e.time {} else { s.highestTime = e.time }
@@ -172,7 +172,7 @@ extension CompiledPolicy {
         let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
         return Outcome(
             decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
-            authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: t.id)
+            authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: id)
     }
 
     /// The OAuth scope of an offline login (seed 000): by credential, auth mode and keystore.
