@@ -119,7 +119,7 @@ func cases(for policy: CompiledPolicy) -> [EvaluationCase] {
 
     var list: [EvaluationCase] = [
         // Suspended session within every limit, mode none: the full login-attempt chain, ends in allow.
-        EvaluationCase(name: "launch-none-allow", state: resting(.none), event: launch, expected: [.allow]),
+        EvaluationCase(name: "launch-none-allow", state: resting(.unprotected), event: launch, expected: [.allow]),
         // Same with mode biometric: the full chain, ends in require_biometric.
         EvaluationCase(name: "launch-biometric-require", state: resting(.biometric), event: launch,
                        expected: [.requireBiometric]),
@@ -164,7 +164,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // The cost of the measuring loop itself (copy the state through identity(), black-hole a
     // value), per event: subtract it from evaluate/ figures for the evaluator's own cost.
-    let loopState = SessionState(state: .suspended, user: "alice", device: "phone-1", authMode: .none,
+    let loopState = SessionState(state: .suspended, user: "alice", device: "phone-1", authMode: .unprotected,
                                  lastIdPLogin: now, lastOnline: now, lastActivity: now, highestTime: now)
     Benchmark("evaluate-loop-overhead", configuration: .init(scalingFactor: .kilo)) { benchmark in
         for _ in benchmark.scaledIterations {
