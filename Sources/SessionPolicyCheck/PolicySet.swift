@@ -53,7 +53,12 @@ public struct CheckInput: Sendable {
     /// Loads one policy file; returns its name, or nil after recording diagnostics.
     @discardableResult
     mutating func addPolicy(_ path: String) -> String? {
-        if let existing = policies.values.first(where: { $0.path == path }) { return existing.compiled.name }
+        let key = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        if let existing = policies.values.first(where: {
+            URL(fileURLWithPath: $0.path).standardizedFileURL.resolvingSymlinksInPath().path == key
+        }) {
+            return existing.compiled.name
+        }
         switch PolicyFile.load(path) {
         case let .failure(e):
             diagnostics += e.diagnostics

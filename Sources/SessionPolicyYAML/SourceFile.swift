@@ -101,7 +101,7 @@ public enum PolicyFile {
         case let .success(node?):
             let (policy, diagnostics) = PolicyLoader.load(node)
             guard let policy else { return .failure(DiagnosticError(diagnostics)) }
-            return .success(CompiledPolicy(policy))
+            do { return .success(try CompiledPolicy(policy)) } catch { return .failure(error) }
         }
     }
 
@@ -113,7 +113,11 @@ public enum PolicyFile {
         case let .success((node, text)):
             let (policy, diagnostics) = PolicyLoader.load(node)
             guard let policy else { return .failure(DiagnosticError(diagnostics)) }
-            return .success(Loaded(compiled: CompiledPolicy(policy), path: path, text: text, warnings: diagnostics))
+            do {
+                return .success(Loaded(compiled: try CompiledPolicy(policy), path: path, text: text, warnings: diagnostics))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }

@@ -35,6 +35,10 @@ public enum YAMLSyntax {
         if text.utf8.count > maxBytes {
             return parse(Data(text.utf8), file: file)
         }
+        // A UTF-8 byte-order mark is legal at the start of a file; libyaml would choke on it.
+        if text.unicodeScalars.first == "\u{FEFF}" {
+            return parse(String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())), file: file)
+        }
         // The parser owns the anchors (nodes hold them weakly): keep it alive while walking so
         // anchored and aliased nodes can be recognised and refused.
         let parser: Parser

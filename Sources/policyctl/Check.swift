@@ -33,6 +33,16 @@ struct Check: ParsableCommand {
         let input = CheckInput.load(policies: [policy], scenarios: scenarios)
         emit(input.diagnostics, sources: input.sources, json: format == .json && input.diagnostics.hasErrors)
         if input.diagnostics.hasErrors { throw Exit.invalidInput }
+        if input.scenarios.isEmpty {
+            emit(
+                [
+                    .error(
+                        .noScenarios, "no scenarios found in \(scenarios.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
+                        help: "give scenario files, or directories that hold `.yaml` scenario files")
+                ],
+                sources: [:], json: format == .json)
+            throw Exit.invalidInput
+        }
         let results = input.scenarios.map { ScenarioRunner.run($0, against: input.policies[$0.policy]!.compiled) }
         let report = CheckReport(results: results, policies: input.policies.mapValues(\.compiled))
         print(format == .json ? report.json() : report.human(verbose: verbose), terminator: "")

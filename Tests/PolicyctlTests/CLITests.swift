@@ -110,6 +110,39 @@ struct CLITests {
         #expect(try CLI.run(args).status == 64)
     }
 
+    @Test("a check that finds no scenarios is an error, not a pass")
+    func noScenarios() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["check", "policies", dir.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error[no-scenarios]"))
+    }
+
+    @Test("a scenario may name its policy by a relative path that is also loaded from a directory")
+    func policyByPath() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("ex"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("policies"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Fixtures.text("policies/spendiq.yaml").write(
+            to: dir.appendingPathComponent("policies/spendiq.yaml"), atomically: true, encoding: .utf8)
+        try """
+        policy: ../policies/spendiq.yaml
+        scenarios:
+          - name: by path
+            start: 2026-04-06T08:00:00Z
+            steps:
+              - event: register
+                network: offline
+                expect: { decision: idp_login }
+        """.write(to: dir.appendingPathComponent("ex/s.yaml"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", dir.appendingPathComponent("policies").path, dir.appendingPathComponent("ex").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lastLine == "1 passed, 0 failed")
+    }
+
     @Test("a missing file exits 2")
     func missingFile() throws {
         let r = try CLI.run(["compile", "policies/nope.yaml"])

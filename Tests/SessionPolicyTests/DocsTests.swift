@@ -38,7 +38,7 @@ struct DocsTests {
             .fileNotFound, .inputTooLarge, .invalidUTF8, .yamlSyntax, .yamlAnchor, .nestingTooDeep, .tooManyNodes, .duplicateKey,
             .emptyDocument, .unknownKey, .missingKey, .wrongType, .invalidValue, .invalidDuration, .invalidTime, .unsupportedVersion,
             .duplicateValue, .offlineModeNeedsIdP, .windowExceedsSessionMax, .retryMaxBelowOne, .reactionNotAllowed, .unknownPolicy,
-            .duplicatePolicyName, .unknownBehaviour,
+            .duplicatePolicyName, .unknownBehaviour, .noScenarios,
         ]
         for code in codes { #expect(doc.contains("`\(code.rawValue)`"), "\(code) is not in docs/diagnostics.md") }
     }

@@ -234,7 +234,7 @@ let benchmarks: @Sendable () -> Void = {
         let policy = compiled.policy
         Benchmark("compile-machine/\(shipped.name)") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(CompiledPolicy(identity(policy)))
+                blackHole(try! CompiledPolicy(identity(policy)))
             }
         }
     }

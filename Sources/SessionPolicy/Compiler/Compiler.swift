@@ -94,6 +94,9 @@ struct Compiler {
             add(
                 [state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
                 react(p.device.clockRollback, .clockRollback, from: state), source("device.clock_rollback", "device.clock_tolerance"))
+            if p.device.bindSession {
+                add([state], events, .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
+            }
             if p.device.singleUser {
                 add([state], events, .differentUser, react(.wipe, .differentUser, from: state), source("device.single_user"))
             }
@@ -102,15 +105,15 @@ struct Compiler {
                     [state], events, .sessionMaxExceeded(max), react(p.session.onExpired, .sessionMaxExceeded, from: state),
                     source("session.max", "session.on_expired"))
             }
-            if let idle = p.session.idle {
-                add(
-                    [state], events, .idleExceeded(idle), react(p.session.onExpired, .sessionIdleExceeded, from: state),
-                    source("session.idle", "session.on_expired"))
-            }
             if let window = p.offline.window {
                 add(
                     [state], events, .offlineWindowExpired(window), react(p.offline.onExpired, .offlineWindowExpired, from: state),
                     source("offline.window", "offline.on_expired"))
+            }
+            if let idle = p.session.idle {
+                add(
+                    [state], events, .idleExceeded(idle), react(p.session.onExpired, .sessionIdleExceeded, from: state),
+                    source("session.idle", "session.on_expired"))
             }
             add([state], events, .authModeMissing, react(.idpLogin, .noAuthMode, from: state), source("built-in"))
             add([state], events, .authModeNeedsIdP, react(.idpLogin, .authModeRequiresIdP, from: state), source("auth_modes.offline"))
@@ -304,9 +307,13 @@ struct Compiler {
             all, [.register], .always,
             Action(decision: .idpLogin, reason: .registration, target: .unchanged), source("built-in"))
         add(
-            [.active, .readOnly, .awaitingBiometric], [.background], .always,
+            [.active, .readOnly], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .state(.suspended), effects: .recordActivity),
             source("built-in"))
+        // An abandoned prompt is not activity: it must not keep an idle session alive.
+        add(
+            [.awaitingBiometric], [.background], .always,
+            Action(decision: nil, reason: .backgrounded, target: .state(.suspended)), source("built-in"))
         add(
             [.signedOut, .suspended, .awaitingIdP], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .unchanged), source("built-in"))

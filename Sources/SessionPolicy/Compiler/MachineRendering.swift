@@ -9,6 +9,7 @@ extension CompiledPolicy {
         case .deviceCompromised: return "device compromised"
         case let .clockRolledBack(t): return "clock back > \(t)"
         case .differentUser: return "different user"
+        case .differentDevice: return "different device"
         case let .sessionMaxExceeded(l): return "since idp login > \(l)"
         case let .idleExceeded(l): return "idle > \(l)"
         case let .offlineWindowExpired(l): return "since online > \(l)"

@@ -95,9 +95,12 @@ public struct CompiledPolicy: Sendable {
     /// The offline auth modes as a bit set (bit = `AuthMode` ordinal).
     let offlineModes: UInt8
 
-    /// Compiles a validated policy. Compilation cannot fail: everything that can be wrong
-    /// with a policy is caught when it is loaded.
-    public init(_ policy: Policy) {
+    /// Validates and compiles a policy. Throws the validator's errors for a policy that cannot be
+    /// right (for example `read_only` as `session.on_expired`, which would fail open), so a policy
+    /// built in code gets the same checks as one read from a file.
+    public init(_ policy: Policy) throws(DiagnosticError) {
+        let problems = PolicyValidator.diagnostics(for: policy)
+        if problems.hasErrors { throw DiagnosticError(problems) }
         self.policy = policy
         self.machine = Compiler(policy: policy).build()
         var modes: UInt8 = 0

@@ -8,6 +8,8 @@ public enum Guard: Sendable, Hashable {
     case clockRolledBack(tolerance: TimeSpan)
     /// The event names a user other than the session's.
     case differentUser
+    /// The event comes from a device other than the one the session is bound to.
+    case differentDevice
     /// More than `limit` since the last IdP login.
     case sessionMaxExceeded(TimeSpan)
     /// More than `limit` since the last activity.

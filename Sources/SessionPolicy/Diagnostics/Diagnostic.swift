@@ -65,6 +65,7 @@ extension DiagnosticCode {
     public static let ambiguousPolicy = DiagnosticCode("ambiguous-policy")
     public static let duplicatePolicyName = DiagnosticCode("duplicate-policy-name")
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")
+    public static let noScenarios = DiagnosticCode("no-scenarios")
 }
 
 /// One problem found in user input: a code, a severity, a message, where, and how to fix it.

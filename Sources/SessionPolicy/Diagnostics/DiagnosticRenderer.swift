@@ -16,7 +16,19 @@ public struct DiagnosticRenderer: Sendable {
         var out = ""
         if let loc = d.location { out += "\(loc): " }
         out += "\(d.severity.rawValue)[\(d.code.rawValue)]: \(d.message)"
-        if let loc = d.location, let text = sources[loc.file], let line = Self.line(loc.line, of: text) {
+        if let loc = d.location, let text = sources[loc.file], let full = Self.line(loc.line, of: text) {
+            // Quote at most 120 characters around the column, with control characters made visible.
+            var scalars = Array(full.unicodeScalars)
+            var column = loc.column
+            if scalars.count > 120 {
+                let start = max(0, min(loc.column - 60, scalars.count - 120))
+                scalars = Array(scalars[start..<min(scalars.count, start + 120)])
+                column -= start
+            }
+            let line = String(
+                String.UnicodeScalarView(
+                    scalars.map { $0.properties.generalCategory == .format || ($0.value < 32 && $0 != "\t") ? "\u{FFFD}" : $0 }))
+            let loc = SourceLocation(file: loc.file, line: loc.line, column: column)
             let number = String(loc.line)
             let pad = String(repeating: " ", count: number.count)
             let caretColumn = max(0, min(loc.column - 1, line.unicodeScalars.count))

@@ -58,7 +58,8 @@ extension CompiledPolicy {
         case .launch, .resume, .register:
             return event.network == nil ? "`\(event.kind.rawValue)` needs `network`" : nil
         case .idpLoginSucceeded:
-            return event.authMode == nil ? "`idp_login_succeeded` needs `auth_mode`" : nil
+            if event.authMode == nil { return "`idp_login_succeeded` needs `auth_mode`" }
+            return event.user == nil ? "`idp_login_succeeded` needs `user`" : nil
         case .refreshFailed:
             return event.cause == nil ? "`refresh_failed` needs `cause`" : nil
         default:
@@ -66,18 +67,28 @@ extension CompiledPolicy {
         }
     }
 
-    /// The time used for elapsed-time checks: the event's time, but never earlier than the
-    /// highest time seen, so a clock set back never extends a window (SPEC X1).
+    /// The highest time the session has seen: the recorded highest time, and never earlier than
+    /// any other time the state records (a state without `highest_time` still knows its logins).
+    @inline(__always) static func highestSeen(_ s: SessionState) -> Int64? {
+        var h = s.highestTime?.millisecondsSinceEpoch
+        for t in [s.lastIdPLogin, s.lastOnline, s.lastActivity] {
+            if let v = t?.millisecondsSinceEpoch, v > (h ?? Int64.min) { h = v }
+        }
+        return h
+    }
+
+    /// The time used for elapsed-time checks, in milliseconds: the event's time, but never
+    /// earlier than the highest time seen, so a clock set back never extends a window (SPEC X1).
     @inline(__always) static func now(_ state: SessionState, _ event: Event) -> Int64 {
-        let t = event.time.secondsSinceEpoch
-        guard let h = state.highestTime?.secondsSinceEpoch else { return t }
+        let t = event.time.millisecondsSinceEpoch
+        guard let h = highestSeen(state) else { return t }
         return t > h ? t : h
     }
 
     /// Whether more than `limit` passed since `reference`; an unknown reference counts as exceeded.
     @inline(__always) static func exceeded(_ limit: TimeSpan, since reference: Timestamp?, now: Int64) -> Bool {
-        guard let r = reference?.secondsSinceEpoch else { return true }
-        return now - r > limit.seconds
+        guard let r = reference?.millisecondsSinceEpoch else { return true }
+        return now - r > limit.seconds * 1000
     }
 
     @inline(__always) func holds(_ g: Guard, _ s: SessionState, _ e: Event) -> Bool {
@@ -87,8 +98,11 @@ extension CompiledPolicy {
         case .deviceCompromised:
             return e.device.integrity == .compromised
         case let .clockRolledBack(tolerance):
-            guard let h = s.highestTime else { return false }
-            return e.time.secondsSinceEpoch < h.secondsSinceEpoch - tolerance.seconds
+            guard let h = Self.highestSeen(s) else { return false }
+            return e.time.millisecondsSinceEpoch < h - tolerance.seconds * 1000
+        case .differentDevice:
+            guard let a = e.device.id, let b = s.device else { return false }
+            return a != b
         case .differentUser:
             guard let a = e.user, let b = s.user else { return false }
             return a != b
@@ -118,7 +132,7 @@ extension CompiledPolicy {
             case .offlineLogin: count = s.failures.offlineLogin
             case .idpLogin: count = s.failures.idpLogin
             }
-            return count + 1 >= limit
+            return count >= limit - 1  // `count + 1` could overflow on a tampered state
         case .networkOffline:
             return e.network == .offline
         case let .refreshCause(cause):
@@ -131,7 +145,11 @@ extension CompiledPolicy {
     @inline(__always) func apply(_ id: Int, _ a: Action, _ state: SessionState, _ e: Event) -> Outcome {
         var s = state
         let fx = a.effects
-        if let h = s.highestTime, h > e.time {} else { s.highestTime = e.time }
+        if let h = Self.highestSeen(state), h > e.time.millisecondsSinceEpoch {
+            s.highestTime = Timestamp(millisecondsSinceEpoch: h)
+        } else {
+            s.highestTime = e.time
+        }
         if fx.contains(.clearSession) {
             let highest = s.highestTime
             s = SessionState()
@@ -153,10 +171,10 @@ extension CompiledPolicy {
             s.lastOnline = e.time
             s.failures.offlineLogin = 0
         }
-        if fx.contains(.recordActivity) { s.lastActivity = Timestamp(secondsSinceEpoch: Self.now(state, e)) }
-        if fx.contains(.countBiometricFailure) { s.failures.biometric += 1 }
-        if fx.contains(.countOfflineFailure) { s.failures.offlineLogin += 1 }
-        if fx.contains(.countIdPFailure) { s.failures.idpLogin += 1 }
+        if fx.contains(.recordActivity) { s.lastActivity = Timestamp(millisecondsSinceEpoch: Self.now(state, e)) }
+        if fx.contains(.countBiometricFailure) { s.failures.biometric = Self.increment(s.failures.biometric) }
+        if fx.contains(.countOfflineFailure) { s.failures.offlineLogin = Self.increment(s.failures.offlineLogin) }
+        if fx.contains(.countIdPFailure) { s.failures.idpLogin = Self.increment(s.failures.idpLogin) }
         if fx.contains(.resetBiometricFailures) { s.failures.biometric = 0 }
         if fx.contains(.lockBiometric) { s.biometricLocked = true }
         if fx.contains(.setReadOnly) { s.readOnly = true }
@@ -174,6 +192,9 @@ extension CompiledPolicy {
             decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
             authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: id)
     }
+
+    /// `n + 1`, saturating: a tampered counter can never trap.
+    @inline(__always) static func increment(_ n: Int) -> Int { n < Int.max ? max(n, 0) + 1 : n }
 
     /// The OAuth scope of an offline login (seed 000): by credential, auth mode and keystore.
     @inline(__always) func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope? {

@@ -6,6 +6,7 @@ extension CompiledPolicy {
         case .deviceCompromised: return "the device failed its integrity check"
         case let .clockRolledBack(t): return "the clock went back more than \(t) before the highest time seen"
         case .differentUser: return "the event names another user than the session's"
+        case .differentDevice: return "the event comes from another device than the session's"
         case let .sessionMaxExceeded(l): return "more than \(l) since the last IdP login"
         case let .idleExceeded(l): return "more than \(l) since the last activity"
         case let .offlineWindowExpired(l): return "more than \(l) since the last online validation"
@@ -28,7 +29,7 @@ extension CompiledPolicy {
         let now = Self.now(s, e)
         func since(_ t: Timestamp?, _ what: String) -> String {
             guard let t else { return "no \(what) recorded" }
-            let d = now - t.secondsSinceEpoch
+            let d = (now - t.millisecondsSinceEpoch) / 1000
             return d >= 0 ? "\(TimeSpan(seconds: d)) since the \(what)" : "the \(what) is \(TimeSpan(seconds: -d)) in the future"
         }
         func show<T: RawRepresentable>(_ v: T?) -> String where T.RawValue == String { v.map { "`\($0.rawValue)`" } ?? "not reported" }
@@ -36,7 +37,10 @@ extension CompiledPolicy {
         case .always: return ""
         case .deviceCompromised: return "integrity \(show(e.device.integrity))"
         case .clockRolledBack:
-            return "event time \(e.time), highest time seen " + (s.highestTime.map { "\($0)" } ?? "none")
+            return "event time \(e.time), highest time seen "
+                + (Self.highestSeen(s).map { "\(Timestamp(millisecondsSinceEpoch: $0))" } ?? "none")
+        case .differentDevice:
+            return "event device \(e.device.id.map { "`\($0)`" } ?? "none"), session device \(s.device.map { "`\($0)`" } ?? "none")"
         case .differentUser: return "event user \(e.user.map { "`\($0)`" } ?? "none"), session user \(s.user.map { "`\($0)`" } ?? "none")"
         case .sessionMaxExceeded: return since(s.lastIdPLogin, "last IdP login")
         case .idleExceeded: return since(s.lastActivity ?? s.lastIdPLogin, "last activity")

@@ -120,6 +120,8 @@ public struct Policy: Sendable, Codable, Equatable {
     public struct Device: Sendable, Codable, Equatable {
         /// Only one user's data may live on the device: another user signing in wipes it first.
         public var singleUser = true
+        /// The session is bound to the device it was created on: an event from another device id wipes it.
+        public var bindSession = true
         /// What happens when the clock went back past the highest time seen.
         public var clockRollback: Reaction = .idpLogin
         /// How far the clock may go back before it counts as a rollback.

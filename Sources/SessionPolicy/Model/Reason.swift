@@ -35,6 +35,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public static let offlineLoginFailed = Reason("offline_login_failed")
     public static let offlineLoginRetriesExhausted = Reason("offline_login_retries_exhausted")
     public static let differentUser = Reason("different_user")
+    public static let deviceMismatch = Reason("device_mismatch")
     public static let clockRollback = Reason("clock_rollback")
     public static let deviceCompromised = Reason("device_compromised")
     public static let accountDeactivated = Reason("account_deactivated")
@@ -72,6 +73,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.offlineLoginFailed, "offline login failed: sign in with your identity provider using the same method as before"),
         (.offlineLoginRetriesExhausted, "offline login failed too often"),
         (.differentUser, "another user signed in on this device: the previous user's data is removed"),
+        (.deviceMismatch, "this session belongs to another device: local data is removed"),
         (.clockRollback, "the device clock went back: sign in again"),
         (.deviceCompromised, "this device failed its integrity check"),
         (.accountDeactivated, "your account was deactivated: you are signed out and local data is removed"),

@@ -1,26 +1,42 @@
-/// A point in time, in whole seconds since 1970-01-01T00:00:00Z. Written as RFC 3339 text
-/// (`2026-03-01T09:30:00Z`, or with an offset such as `+02:00`).
+/// A point in time with millisecond precision, written as RFC 3339 text
+/// (`2026-03-01T09:30:00Z`, `2026-03-01T09:30:00.250Z`, or with an offset such as `+02:00`).
+/// Years 0001 to 9999 only, so every stored time can be read back.
 ///
 /// The evaluator never reads a clock: every event carries its `Timestamp`.
 public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    /// Seconds since the Unix epoch.
-    public var secondsSinceEpoch: Int64
+    /// Milliseconds since the Unix epoch.
+    public var millisecondsSinceEpoch: Int64
 
-    /// Creates a timestamp.
-    public init(secondsSinceEpoch: Int64) { self.secondsSinceEpoch = secondsSinceEpoch }
+    /// Creates a timestamp from milliseconds since the Unix epoch.
+    public init(millisecondsSinceEpoch: Int64) { self.millisecondsSinceEpoch = millisecondsSinceEpoch }
 
-    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.secondsSinceEpoch < rhs.secondsSinceEpoch }
+    /// Creates a timestamp from whole seconds since the Unix epoch.
+    public init(secondsSinceEpoch: Int64) { self.millisecondsSinceEpoch = secondsSinceEpoch * 1000 }
+
+    /// Whole seconds since the Unix epoch (rounded down).
+    public var secondsSinceEpoch: Int64 {
+        millisecondsSinceEpoch >= 0 ? millisecondsSinceEpoch / 1000 : (millisecondsSinceEpoch - 999) / 1000
+    }
+
+    /// The earliest and latest times accepted: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z.
+    public static let earliest = Timestamp(millisecondsSinceEpoch: -62_135_596_800_000)
+    public static let latest = Timestamp(millisecondsSinceEpoch: 253_402_300_799_999)
+
+    /// Whether the time is within `earliest...latest`.
+    public var isInRange: Bool { self >= Self.earliest && self <= Self.latest }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.millisecondsSinceEpoch < rhs.millisecondsSinceEpoch }
 
     /// `self + span`.
-    public func adding(_ span: TimeSpan) -> Timestamp { Timestamp(secondsSinceEpoch: secondsSinceEpoch + span.seconds) }
+    public func adding(_ span: TimeSpan) -> Timestamp { Timestamp(millisecondsSinceEpoch: millisecondsSinceEpoch + span.seconds * 1000) }
     /// `self - span`.
-    public func subtracting(_ span: TimeSpan) -> Timestamp { Timestamp(secondsSinceEpoch: secondsSinceEpoch - span.seconds) }
+    public func subtracting(_ span: TimeSpan) -> Timestamp {
+        Timestamp(millisecondsSinceEpoch: millisecondsSinceEpoch - span.seconds * 1000)
+    }
 
-    /// Seconds from `earlier` to `self` (negative if `earlier` is later).
-    public func seconds(since earlier: Timestamp) -> Int64 { secondsSinceEpoch - earlier.secondsSinceEpoch }
-
-    /// Parses RFC 3339: `YYYY-MM-DDTHH:MM:SS` with optional fraction (dropped) and `Z` or `±HH:MM`.
-    /// A plain date `YYYY-MM-DD` means midnight UTC. Returns nil for anything else.
+    /// Parses RFC 3339: `YYYY-MM-DDTHH:MM:SS` with an optional fraction (milliseconds kept, finer
+    /// digits dropped) and `Z` or `±HH:MM`. A plain date `YYYY-MM-DD` means midnight UTC.
+    /// Returns nil for anything else, and for times outside years 0001 to 9999.
     public static func parse(_ text: String) -> Timestamp? {
         let b = Array(text.utf8)
         func num(_ from: Int, _ count: Int) -> Int? {
@@ -35,7 +51,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         }
         guard b.count >= 10, let y = num(0, 4), b[4] == 45, let mo = num(5, 2), b[7] == 45, let d = num(8, 2) else { return nil }
         guard (1...12).contains(mo), d >= 1, d <= daysIn(month: mo, year: y) else { return nil }
-        var h = 0, mi = 0, s = 0, offset = 0
+        var h = 0, mi = 0, s = 0, offset = 0, millis = 0
         if b.count > 10 {
             guard b.count >= 20, b[10] == 84 || b[10] == 116 || b[10] == 32,
                 let hh = num(11, 2), b[13] == 58, let mm = num(14, 2), b[16] == 58, let ss = num(17, 2),
@@ -46,8 +62,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
             if i < b.count, b[i] == 46 {
                 i += 1
                 let start = i
-                while i < b.count, b[i] >= 48, b[i] <= 57 { i += 1 }
+                while i < b.count, b[i] >= 48, b[i] <= 57 {
+                    if i - start < 3 { millis = millis * 10 + Int(b[i] - 48) }
+                    i += 1
+                }
                 guard i > start else { return nil }
+                for _ in min(3, i - start)..<3 { millis *= 10 }
             }
             guard i < b.count else { return nil }
             if b[i] == 90 || b[i] == 122 {
@@ -59,19 +79,30 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
                 return nil
             }
         }
+        guard y >= 1 else { return nil }
         let days = daysFromCivil(year: y, month: mo, day: d)
-        return Timestamp(secondsSinceEpoch: Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s - offset))
+        let seconds = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s - offset)
+        let t = Timestamp(millisecondsSinceEpoch: seconds * 1000 + Int64(millis))
+        return t.isInRange ? t : nil
     }
 
-    /// RFC 3339 in UTC: `2026-03-01T09:30:00Z`.
+    /// RFC 3339 in UTC: `2026-03-01T09:30:00Z`, with `.250` when there are milliseconds.
     public var description: String {
+        let secondsSinceEpoch = self.secondsSinceEpoch
+        let millis = Int(millisecondsSinceEpoch - secondsSinceEpoch * 1000)
         let days = Int(secondsSinceEpoch >= 0 ? secondsSinceEpoch / 86_400 : (secondsSinceEpoch - 86_399) / 86_400)
         let rem = Int(secondsSinceEpoch - Int64(days) * 86_400)
         let (y, m, d) = Self.civilFromDays(days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var year = String(y)
         while year.count < 4 { year = "0" + year }
-        return "\(year)-\(two(m))-\(two(d))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))Z"
+        var fraction = ""
+        if millis > 0 {
+            fraction = String(millis)
+            while fraction.count < 3 { fraction = "0" + fraction }
+            fraction = "." + fraction
+        }
+        return "\(year)-\(two(m))-\(two(d))T\(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60))\(fraction)Z"
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -16,34 +16,29 @@ public enum PolicyLoader {
 
         if let v = r.require(top, "version", help: "add `version: 1` as the first line of the policy") {
             if let n = r.int(v, "version") {
-                if n != 1 {
-                    r.error(.unsupportedVersion, "policy version `\(n)` is not supported", at: v, help: "the only version is `1`")
-                }
                 p.version = n
+                p.sources["version"] = v.location
             }
         }
         if let n = r.require(top, "name", help: "add `name: my-policy`; scenario files refer to policies by name"),
             let name = r.name(n, "name")
         {
             p.name = name
+            p.sources["name"] = n.location
         }
         if let d = top["description"] { p.description = r.string(d, "description") }
 
         func record(_ path: String, _ node: SyntaxNode?) { if let node { p.sources[path] = node.location } }
         func reaction(_ node: SyntaxNode, _ path: String, allowed: [Reaction] = endSession) -> Reaction? {
-            if case let .scalar(text, _) = node.kind {
-                if text == "allow" {
-                    r.error(
-                        .reactionNotAllowed, "`\(path)` cannot be `allow`", at: node,
-                        help: "the engine fails closed: use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
-                    return nil
-                }
-                if let known = Reaction(rawValue: text), !allowed.contains(known) {
-                    r.error(
-                        .reactionNotAllowed, "`\(path)` cannot be `\(text)`", at: node,
-                        help: "use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
-                    return nil
-                }
+            if case let .scalar(text, _) = node.kind, text == "allow" {
+                r.error(
+                    .reactionNotAllowed, "`\(path)` cannot be `allow`", at: node,
+                    help: "the engine fails closed: use " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or "))
+                return nil
+            }
+            // Any reaction word is read here; which ones a lever accepts is the validator's check.
+            if case let .scalar(text, _) = node.kind, Reaction(rawValue: text) != nil {
+                return r.keyword(node, path, Reaction.self)
             }
             return r.keyword(node, path, Reaction.self, allowed: allowed)
         }
@@ -90,17 +85,8 @@ public enum PolicyLoader {
                         continue
                     }
                     guard let m = r.keyword(item, "auth_modes.offline", AuthMode.self) else { continue }
-                    if m.needsIdP {
-                        r.error(
-                            .offlineModeNeedsIdP, "auth mode `\(m.rawValue)` cannot re-authenticate offline", at: item,
-                            help: "`password` and `pin` need the identity provider; offline modes are `none` and `biometric`")
-                    } else if modes.contains(m) {
-                        r.error(
-                            .duplicateValue, "auth mode `\(m.rawValue)` is listed twice", at: item,
-                            help: "remove the second `\(m.rawValue)`")
-                    } else {
-                        modes.append(m)
-                    }
+                    p.sources["auth_modes.offline[\(modes.count)]"] = item.location
+                    modes.append(m)
                 }
                 p.authModes.offline = modes
             }
@@ -119,13 +105,7 @@ public enum PolicyLoader {
                 }
                 if let m = rf["max"], let n = r.int(m, "retry.\(key).max") {
                     record("retry.\(key).max", m)
-                    if n < 1 {
-                        r.error(
-                            .retryMaxBelowOne, "`retry.\(key).max` must be at least 1, found `\(n)`", at: m,
-                            help: "`max` counts attempts: `1` means the first failure already triggers `then`")
-                    } else {
-                        limit.max = n
-                    }
+                    limit.max = n
                 }
                 if let t = rf["then"] { limit.then = reaction(t, "retry.\(key).then") ?? limit.then; record("retry.\(key).then", t) }
                 switch key {
@@ -177,9 +157,13 @@ public enum PolicyLoader {
         }
         // device
         if let node = top["device"],
-            let f = r.fields(node, path: "device", allowed: ["single_user", "clock_rollback", "clock_tolerance", "compromised"])
+            let f = r.fields(
+                node, path: "device", allowed: ["single_user", "bind_session", "clock_rollback", "clock_tolerance", "compromised"])
         {
             record("device", node)
+            if let v = f["bind_session"] {
+                p.device.bindSession = r.bool(v, "device.bind_session") ?? true; record("device.bind_session", v)
+            }
             if let v = f["single_user"] { p.device.singleUser = r.bool(v, "device.single_user") ?? true; record("device.single_user", v) }
             if let v = f["clock_rollback"] {
                 p.device.clockRollback = reaction(v, "device.clock_rollback") ?? .idpLogin; record("device.clock_rollback", v)
@@ -192,19 +176,11 @@ public enum PolicyLoader {
             }
         }
 
-        // Cross-lever checks.
-        if let window = p.offline.window, let max = p.session.max, window > max, let w = top["offline"]?["window"] {
-            let at = p.sources["session.max"].map { " (\($0))" } ?? ""
-            r.error(
-                .windowExceedsSessionMax, "offline window `\(window)` is longer than the session max `\(max)`", at: w,
-                notes: ["`session.max` is `\(max)`\(at)"],
-                help: "shorten `offline.window` to at most `\(max)`, or raise `session.max`")
-        }
-        if p.offline.keyProtection == .hardware, p.offline.credential != .signedJWT, let k = top["offline"]?["key_protection"] {
-            r.warning(
-                .invalidValue, "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`", at: k,
-                help: "key protection applies to `credential: signed_jwt`")
-        }
+        // What the values mean together: the same checks `CompiledPolicy` runs on a policy built in code.
+        // Values that did not read keep their (valid) defaults, so this adds no noise; a missing
+        // name was reported above.
+        if p.name.isEmpty { p.name = "unnamed" }
+        for d in PolicyValidator.diagnostics(for: p) { r.report(d) }
         let diagnostics = r.diagnostics.sortedForOutput()
         return (diagnostics.hasErrors ? nil : p, diagnostics)
     }

@@ -82,6 +82,11 @@ extension SyntaxReader {
                 .missingKey, "event `idp_login_succeeded` needs `auth_mode`", at: f.node,
                 help: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`")
         }
+        if e.kind == .idpLoginSucceeded, e.user == nil, !f.has("user") {
+            error(
+                .missingKey, "event `idp_login_succeeded` needs `user`", at: f.node,
+                help: "add the user who signed in: `user: alice`; the single-user rule depends on it")
+        }
         if e.kind == .refreshFailed, e.cause == nil, !f.has("cause") {
             error(.missingKey, "event `refresh_failed` needs `cause`", at: f.node, help: "add `cause: network` or `cause: invalid_token`")
         }

@@ -156,7 +156,17 @@ public struct SyntaxReader: Sendable {
             }
             switch TimeSpan.parse(String(text.dropFirst())) {
             case let .success(span):
-                return first == "+" ? base.adding(span) : base.subtracting(span)
+                let t = first == "+" ? base.adding(span) : base.subtracting(span)
+                guard t.isInRange else {
+                    error(.invalidTime, "`\(text)` leads to a time outside the years 0001 to 9999", at: node)
+                    return nil
+                }
+                return t
+            case .failure(.tooLarge):
+                error(
+                    .invalidTime, "relative time `\(text)` is too large", at: node,
+                    help: "the largest duration is `\(TimeSpan.maximum)` (about 100 years)")
+                return nil
             case .failure:
                 error(
                     .invalidTime, "`\(text)` is not a relative time", at: node,
@@ -165,6 +175,12 @@ public struct SyntaxReader: Sendable {
             }
         }
         guard let t = Timestamp.parse(text) else {
+            if text.count >= 4, let year = Int(text.prefix(4)), year == 0 || text.hasPrefix("-") || text.prefix(5).allSatisfy(\.isNumber) {
+                error(
+                    .invalidTime, "`\(text)` is outside the years 0001 to 9999", at: node,
+                    help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`")
+                return nil
+            }
             error(
                 .invalidTime, "`\(text)` is not a valid time", at: node,
                 help: "write an RFC 3339 time such as `2026-03-01T09:00:00Z`" + (base != nil ? ", or a relative time such as `+3d`" : ""))
