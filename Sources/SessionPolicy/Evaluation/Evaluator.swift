@@ -35,8 +35,10 @@ extension CompiledPolicy {
                 notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
         }
         // Read only the guards while searching; the matching transition is read once.
+        let highest = Self.highestSeen(state)
+        let now = highest.map { max($0, event.time.millisecondsSinceEpoch) } ?? event.time.millisecondsSinceEpoch
         for i in machine.range(from: state.state, on: event.kind) {
-            let holds = self.holds(machine.guards[i], state, event)
+            let holds = self.holds(machine.guards[i], state, event, now: now, highest: highest)
             if let tr = trace {
                 let t = machine.transitions[i]
                 tr.pointee.append(
@@ -44,7 +46,7 @@ extension CompiledPolicy {
                         transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
                         matched: holds, levers: t.source.levers, location: t.source.location))
             }
-            if holds { return apply(i, machine.transitions[i].action, state, event) }
+            if holds { return apply(i, machine.transitions[i].action, state, event, now: now, highest: highest) }
         }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
         return Outcome(
@@ -70,11 +72,13 @@ extension CompiledPolicy {
     /// The highest time the session has seen: the recorded highest time, and never earlier than
     /// any other time the state records (a state without `highest_time` still knows its logins).
     @inline(__always) static func highestSeen(_ s: SessionState) -> Int64? {
-        var h = s.highestTime?.millisecondsSinceEpoch
-        for t in [s.lastIdPLogin, s.lastOnline, s.lastActivity] {
-            if let v = t?.millisecondsSinceEpoch, v > (h ?? Int64.min) { h = v }
+        @inline(__always) func later(_ a: Int64?, _ b: Timestamp?) -> Int64? {
+            guard let b = b?.millisecondsSinceEpoch else { return a }
+            guard let a else { return b }
+            return b > a ? b : a
         }
-        return h
+        // Unrolled on purpose: an array literal here would allocate on every evaluation.
+        return later(later(later(s.highestTime?.millisecondsSinceEpoch, s.lastIdPLogin), s.lastOnline), s.lastActivity)
     }
 
     /// The time used for elapsed-time checks, in milliseconds: the event's time, but never
@@ -91,14 +95,15 @@ extension CompiledPolicy {
         return now - r > limit.seconds * 1000
     }
 
-    @inline(__always) func holds(_ g: Guard, _ s: SessionState, _ e: Event) -> Bool {
+    /// Whether guard `g` holds. `now` and `highest` are `now(_:_:)` and `highestSeen(_:)`, computed once per event.
+    @inline(__always) func holds(_ g: Guard, _ s: SessionState, _ e: Event, now: Int64, highest: Int64?) -> Bool {
         switch g {
         case .always:
             return true
         case .deviceCompromised:
             return e.device.integrity == .compromised
         case let .clockRolledBack(tolerance):
-            guard let h = Self.highestSeen(s) else { return false }
+            guard let h = highest else { return false }
             return e.time.millisecondsSinceEpoch < h - tolerance.seconds * 1000
         case .differentDevice:
             guard let a = e.device.id, let b = s.device else { return false }
@@ -107,11 +112,11 @@ extension CompiledPolicy {
             guard let a = e.user, let b = s.user else { return false }
             return a != b
         case let .sessionMaxExceeded(limit):
-            return Self.exceeded(limit, since: s.lastIdPLogin, now: Self.now(s, e))
+            return Self.exceeded(limit, since: s.lastIdPLogin, now: now)
         case let .idleExceeded(limit):
-            return Self.exceeded(limit, since: s.lastActivity ?? s.lastIdPLogin, now: Self.now(s, e))
+            return Self.exceeded(limit, since: s.lastActivity ?? s.lastIdPLogin, now: now)
         case let .offlineWindowExpired(limit):
-            return Self.exceeded(limit, since: s.lastOnline ?? s.lastIdPLogin, now: Self.now(s, e))
+            return Self.exceeded(limit, since: s.lastOnline ?? s.lastIdPLogin, now: now)
         case .authModeMissing:
             return s.authMode == nil
         case .authModeNeedsIdP:
@@ -142,10 +147,12 @@ extension CompiledPolicy {
         }
     }
 
-    @inline(__always) func apply(_ id: Int, _ a: Action, _ state: SessionState, _ e: Event) -> Outcome {
+    @inline(__always) func apply(
+        _ id: Int, _ a: Action, _ state: SessionState, _ e: Event, now: Int64, highest: Int64?
+    ) -> Outcome {
         var s = state
         let fx = a.effects
-        if let h = Self.highestSeen(state), h > e.time.millisecondsSinceEpoch {
+        if let h = highest, h > e.time.millisecondsSinceEpoch {
             s.highestTime = Timestamp(millisecondsSinceEpoch: h)
         } else {
             s.highestTime = e.time
@@ -171,7 +178,7 @@ extension CompiledPolicy {
             s.lastOnline = e.time
             s.failures.offlineLogin = 0
         }
-        if fx.contains(.recordActivity) { s.lastActivity = Timestamp(millisecondsSinceEpoch: Self.now(state, e)) }
+        if fx.contains(.recordActivity) { s.lastActivity = Timestamp(millisecondsSinceEpoch: now) }
         if fx.contains(.countBiometricFailure) { s.failures.biometric = Self.increment(s.failures.biometric) }
         if fx.contains(.countOfflineFailure) { s.failures.offlineLogin = Self.increment(s.failures.offlineLogin) }
         if fx.contains(.countIdPFailure) { s.failures.idpLogin = Self.increment(s.failures.idpLogin) }
