@@ -83,6 +83,49 @@ struct Compiler {
         }
     }
 
+    // MARK: Custom rules
+
+    /// Adds the transitions of every rule that applies to `event`, in declaration order: first
+    /// "the condition needs a fact the event lacks" (fail closed), then "the condition holds".
+    private mutating func addRules(_ states: [MachineState], _ event: EventKind) {
+        for (i, rule) in policy.rules.enumerated() where rule.on.contains(event) {
+            let lever = "rules[\(i)]"
+            let src = TransitionSource(levers: ["rules.\(rule.name)"], location: policy.sources["\(lever).when"] ?? policy.sources[lever])
+            for state in states {
+                add(
+                    [state], [event], .ruleFactMissing(i),
+                    react(.idpLogin, .ruleFactMissing, from: state), src)
+                add([state], [event], .rule(i), ruleAction(rule, event: event, from: state), src)
+            }
+        }
+    }
+
+    private func ruleAction(_ rule: Rule, event: EventKind, from state: MachineState) -> Action {
+        let o = rule.then
+        var a: Action
+        if o.readOnly {
+            if event == .idpLoginSucceeded {
+                a = Action(decision: .allow, reason: o.reason, target: .state(.readOnly), effects: [.establish, .setReadOnly])
+            } else {
+                a = react(.readOnly, o.reason, from: state, effects: .recordOnline)
+            }
+        } else {
+            switch o.decision {
+            case .requireBiometric?:
+                a = Action(decision: .requireBiometric, reason: o.reason, target: .state(.awaitingBiometric), namesScope: true)
+            case .wipe?:
+                a = react(.wipe, o.reason, from: state)
+            default:
+                a = react(.idpLogin, o.reason, from: state)
+            }
+        }
+        a.notices.formUnion(o.notices)
+        if o.readOnly { a.notices.insert(.readOnly) }
+        a.noticeDelay = o.noticeDelay
+        a.message = o.message ?? o.reason.message
+        return a
+    }
+
     // MARK: Login attempts
 
     /// The checks of a login attempt, in order. `satisfied` is true after a successful
@@ -128,6 +171,7 @@ struct Compiler {
             add(
                 [state], events, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: state),
                 source("signals.biometric_enrollment_changed"))
+            for event in events { addRules([state], event) }
             let resume: Effects = biometricDone ? [.recordActivity, .resetBiometricFailures] : [.recordActivity]
             if biometricDone {
                 add(
@@ -210,6 +254,7 @@ struct Compiler {
                 Action(decision: .wipe, reason: .differentUser, target: .state(.active), effects: [.clearSession, .establish]),
                 source("device.single_user"))
         }
+        addRules(all, .idpLoginSucceeded)
         add(
             all, [.idpLoginSucceeded], .always,
             Action(decision: .allow, reason: .idpLoginSucceeded, target: .state(.active), effects: .establish),
@@ -234,6 +279,7 @@ struct Compiler {
         let p = policy
         let live: [MachineState] = Self.resumable
         addCompromised(live, [.tokenRefreshed])
+        addRules(live, .tokenRefreshed)
         add(
             live, [.tokenRefreshed], .always,
             Action(decision: nil, reason: .tokenRefreshed, target: .unchanged, effects: .recordOnline), source("built-in"))

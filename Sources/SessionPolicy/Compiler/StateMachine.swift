@@ -94,6 +94,8 @@ public struct CompiledPolicy: Sendable {
     public let machine: StateMachine
     /// The offline auth modes as a bit set (bit = `AuthMode` ordinal).
     let offlineModes: UInt8
+    /// The type-checked condition of each rule, by rule index.
+    public let conditions: [Condition]
 
     /// Validates and compiles a policy. Throws the validator's errors for a policy that cannot be
     /// right (for example `read_only` as `session.on_expired`, which would fail open), so a policy
@@ -102,6 +104,11 @@ public struct CompiledPolicy: Sendable {
         let problems = PolicyValidator.diagnostics(for: policy)
         if problems.hasErrors { throw DiagnosticError(problems) }
         self.policy = policy
+        let checker = ConditionChecker(attributes: policy.attributes)
+        self.conditions = policy.rules.map { rule in
+            // Validated above; a condition that does not check can only be a programmer error.
+            (try? ExpressionParser.parse(rule.when).flatMap { checker.check($0) }.get()) ?? .oneOf(.event, [], negated: true)
+        }
         self.machine = Compiler(policy: policy).build()
         var modes: UInt8 = 0
         for m in policy.authModes.offline { modes |= m.bit }

@@ -36,6 +36,10 @@ public enum Guard: Sendable, Hashable {
     case refreshCause(RefreshFailureCause)
     /// The client reports unsynced items.
     case unsyncedItems
+    /// The condition of rule `index` reads a fact the event or state does not have.
+    case ruleFactMissing(Int)
+    /// The condition of rule `index` holds.
+    case rule(Int)
 }
 
 /// The paths that count failures.
@@ -101,11 +105,11 @@ public struct Action: Sendable, Hashable {
 
     public init(
         decision: Decision?, reason: Reason, target: Target, effects: Effects = [], notices: Notices = [],
-        namesScope: Bool = false, usesPreviousAuthMode: Bool = false, noticeDelay: TimeSpan? = nil
+        namesScope: Bool = false, usesPreviousAuthMode: Bool = false, noticeDelay: TimeSpan? = nil, message: String? = nil
     ) {
         self.decision = decision
         self.reason = reason
-        self.message = reason.message
+        self.message = message ?? reason.message
         self.target = target
         self.effects = effects
         self.notices = notices

@@ -60,6 +60,11 @@ extension DiagnosticCode {
     public static let windowExceedsSessionMax = DiagnosticCode("window-exceeds-session-max")
     public static let retryMaxBelowOne = DiagnosticCode("retry-max-below-one")
     public static let reactionNotAllowed = DiagnosticCode("reaction-not-allowed")
+    // Rules and attributes.
+    public static let invalidExpression = DiagnosticCode("invalid-expression")
+    public static let unknownAttribute = DiagnosticCode("unknown-attribute")
+    public static let typeMismatch = DiagnosticCode("type-mismatch")
+    public static let ruleNotAllowed = DiagnosticCode("rule-not-allowed")
     // Scenario files.
     public static let unknownPolicy = DiagnosticCode("unknown-policy")
     public static let ambiguousPolicy = DiagnosticCode("ambiguous-policy")

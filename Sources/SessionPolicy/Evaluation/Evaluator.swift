@@ -21,7 +21,7 @@ extension CompiledPolicy {
     }
 
     private func evaluate(_ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?) -> Outcome {
-        if let problem = Self.missingFact(event) {
+        if let problem = Self.missingFact(event) ?? attributeProblem(event) {
             var next = state
             if state.state.hasSession { next.state = .awaitingIdP }
             if let t = trace {
@@ -67,6 +67,18 @@ extension CompiledPolicy {
         default:
             return nil
         }
+    }
+
+    /// An attribute the event reports that the policy does not declare, or a value of the wrong type.
+    func attributeProblem(_ event: Event) -> String? {
+        guard !event.attributes.isEmpty else { return nil }
+        for (name, value) in event.attributes {
+            guard let declared = policy.attributes.first(where: { $0.name == name }) else {
+                return "attribute `\(name)` is not declared by the policy"
+            }
+            if !declared.type.accepts(value) { return "attribute `\(name)` cannot be `\(value)`: it is \(declared.type.name)" }
+        }
+        return nil
     }
 
     /// The highest time the session has seen: the recorded highest time, and never earlier than
@@ -144,6 +156,11 @@ extension CompiledPolicy {
             return e.cause == cause
         case .unsyncedItems:
             return (e.unsyncedItems ?? 0) > 0
+        case let .ruleFactMissing(i):
+            if case .unknown = truth(conditions[i], s, e, now: now) { return true }
+            return false
+        case let .rule(i):
+            return truth(conditions[i], s, e, now: now) == .yes
         }
     }
 

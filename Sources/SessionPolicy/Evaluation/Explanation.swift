@@ -21,6 +21,8 @@ extension CompiledPolicy {
         case .networkOffline: return "the device is offline"
         case let .refreshCause(c): return "the refresh failed with cause `\(c.rawValue)`"
         case .unsyncedItems: return "the client reports unsynced items"
+        case let .ruleFactMissing(i): return "rule `\(policy.rules[i].name)` needs a fact the event does not report"
+        case let .rule(i): return "rule `\(policy.rules[i].name)`: \(policy.rules[i].when)"
         }
     }
 
@@ -59,6 +61,12 @@ extension CompiledPolicy {
         case .networkOffline: return "network \(show(e.network))"
         case .refreshCause: return "cause \(show(e.cause))"
         case .unsyncedItems: return "unsynced items: \(e.unsyncedItems ?? 0)"
+        case let .ruleFactMissing(i), let .rule(i):
+            switch truth(conditions[i], s, e, now: now) {
+            case .yes: return "holds"
+            case .no: return "does not hold"
+            case let .unknown(name): return "`\(name)` is not reported"
+            }
         }
     }
 }

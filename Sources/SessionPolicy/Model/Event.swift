@@ -2,7 +2,7 @@
 ///
 /// JSON shape: `{"type": "launch", "time": "2026-03-01T09:00:00Z", "network": "offline",
 /// "user": "alice", "device": {"id": "d1", "keystore": "hardware", "integrity": "ok"},
-/// "auth_mode": "biometric", "cause": "network", "unsynced_items": 2}`.
+/// "auth_mode": "biometric", "cause": "network", "unsynced_items": 2, "attributes": {"license": "revoked"}}`.
 /// `network` is required for `launch`, `resume` and `register`; `auth_mode` for
 /// `idp_login_succeeded`; `cause` for `refresh_failed`.
 public struct Event: Sendable, Codable, Equatable {
@@ -22,6 +22,8 @@ public struct Event: Sendable, Codable, Equatable {
     public var cause: RefreshFailureCause?
     /// Items not yet synced to the server, reported with `logout`.
     public var unsyncedItems: Int?
+    /// Values of the policy's declared attributes (`license: revoked`), as text.
+    public var attributes: [String: String]
 
     /// Facts about the device the event comes from. Unreported facts are treated fail-closed:
     /// an unknown keystore is not hardware; an unknown integrity is not known to be compromised.
@@ -40,8 +42,9 @@ public struct Event: Sendable, Codable, Equatable {
     public init(
         _ kind: EventKind, at time: Timestamp, network: Network? = nil, user: String? = nil,
         device: DeviceFacts = DeviceFacts(), authMode: AuthMode? = nil,
-        cause: RefreshFailureCause? = nil, unsyncedItems: Int? = nil
+        cause: RefreshFailureCause? = nil, unsyncedItems: Int? = nil, attributes: [String: String] = [:]
     ) {
+        self.attributes = attributes
         self.kind = kind
         self.time = time
         self.network = network
@@ -54,7 +57,7 @@ public struct Event: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "type"
-        case time, network, user, device, cause
+        case time, network, user, device, cause, attributes
         case authMode = "auth_mode"
         case unsyncedItems = "unsynced_items"
     }
@@ -69,5 +72,19 @@ public struct Event: Sendable, Codable, Equatable {
         authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
         cause = try c.decodeIfPresent(RefreshFailureCause.self, forKey: .cause)
         unsyncedItems = try c.decodeIfPresent(Int.self, forKey: .unsyncedItems)
+        attributes = try c.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(time, forKey: .time)
+        try c.encodeIfPresent(network, forKey: .network)
+        try c.encodeIfPresent(user, forKey: .user)
+        if device != DeviceFacts() { try c.encode(device, forKey: .device) }
+        try c.encodeIfPresent(authMode, forKey: .authMode)
+        try c.encodeIfPresent(cause, forKey: .cause)
+        try c.encodeIfPresent(unsyncedItems, forKey: .unsyncedItems)
+        if !attributes.isEmpty { try c.encode(attributes, forKey: .attributes) }
     }
 }

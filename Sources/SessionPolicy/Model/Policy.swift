@@ -21,6 +21,10 @@ public struct Policy: Sendable, Codable, Equatable {
     public var signals: Signals
     /// Device rules.
     public var device: Device
+    /// Custom facts events may report, for rules.
+    public var attributes: [AttributeDeclaration]
+    /// Custom rules, in the order they are tried.
+    public var rules: [Rule]
     /// Where each lever was written: `session.max` -> its value's location.
     public var sources: [String: SourceLocation]
 
@@ -142,6 +146,8 @@ public struct Policy: Sendable, Codable, Equatable {
         self.fallback = Fallback()
         self.signals = Signals()
         self.device = Device()
+        self.attributes = []
+        self.rules = []
         self.sources = [:]
     }
 

@@ -51,6 +51,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public static let unexpectedEvent = Reason("unexpected_event")
     public static let noAuthMode = Reason("no_auth_mode")
     public static let invalidEvent = Reason("invalid_event")
+    public static let ruleFactMissing = Reason("rule_fact_missing")
 
     /// Every built-in reason with its human message, in a stable order.
     public static let builtIn: [(Reason, String)] = [
@@ -89,6 +90,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.unexpectedEvent, "this event is not expected in the session's current state: sign in again"),
         (.noAuthMode, "the session does not record how you signed in: sign in again"),
         (.invalidEvent, "the event is incomplete: sign in again"),
+        (.ruleFactMissing, "the event does not report a fact a policy rule needs: sign in again"),
     ]
 
     /// The human message of a built-in reason.

@@ -1,7 +1,10 @@
 /// Reads and validates a policy from located syntax (SPEC §3). Every problem in the file is
 /// reported, each with its place and a hint.
 public enum PolicyLoader {
-    static let topKeys = ["version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device"]
+    static let topKeys = [
+        "version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device", "attributes",
+        "rules",
+    ]
     static let retryPaths = ["biometric", "offline_login", "idp_login"]
     static let signalKeys = [
         "account_deactivated", "tokens_revoked", "license_revoked", "biometric_enrollment_changed", "logout", "refresh_token_invalid",
@@ -177,6 +180,129 @@ public enum PolicyLoader {
         }
 
         // What the values mean together: the same checks `CompiledPolicy` runs on a policy built in code.
+        // attributes
+        if let node = top["attributes"] {
+            record("attributes", node)
+            if case let .mapping(pairs) = node.kind {
+                for (key, value) in pairs {
+                    guard let name = key.scalar else { continue }
+                    let path = "attributes.\(name)"
+                    p.sources[path] = key.location
+                    if case let .sequence(items) = value.kind {
+                        var words: [String] = []
+                        for item in items {
+                            guard let w = r.name(item, path) else { continue }
+                            if words.contains(w) {
+                                r.error(.duplicateValue, "`\(w)` is listed twice in `\(path)`", at: item, help: "remove the second `\(w)`")
+                            } else {
+                                words.append(w)
+                            }
+                        }
+                        if items.isEmpty {
+                            r.error(.invalidValue, "`\(path)` lists no values", at: value, help: "list the words it can take")
+                        }
+                        p.attributes.append(AttributeDeclaration(name: name, type: .words(words)))
+                    } else {
+                        let types: [String: AttributeType] = [
+                            "version": .version, "boolean": .boolean, "integer": .integer, "duration": .duration, "string": .string,
+                        ]
+                        guard let word = r.string(value, path) else { continue }
+                        guard let type = types[word] else {
+                            r.error(
+                                .invalidValue, "`\(path)` cannot be `\(word)`", at: value,
+                                help: Suggestion.help(for: word, in: types.keys.sorted())
+                                    + ", or a list of words such as `[active, revoked]`")
+                            continue
+                        }
+                        p.attributes.append(AttributeDeclaration(name: name, type: type))
+                    }
+                }
+            } else {
+                r.error(
+                    .wrongType, "`attributes` must be a mapping, found \(node.shapeName)", at: node,
+                    help: "write one attribute per line: `license: [active, revoked, none]` or `app_version: version`")
+            }
+        }
+        // rules
+        if let node = top["rules"], let items = r.list(node, "rules") {
+            record("rules", node)
+            for (i, item) in items.enumerated() {
+                // Sources are keyed by the rule's position among the rules that load.
+                let path = "rules[\(p.rules.count)]"
+                let place = "rules[\(i)]"
+                guard let f = r.fields(item, path: place, allowed: ["name", "on", "when", "then", "description"]) else { continue }
+                p.sources[path] = item.location
+                let name = r.require(f, "name", help: "give the rule a name, used in explanations").flatMap { r.name($0, f.path("name")) }
+                var on: [EventKind] = [.launch, .resume]
+                if let v = f["on"], let list = r.list(v, f.path("on")) {
+                    p.sources["\(path).on"] = v.location
+                    on = []
+                    for (j, e) in list.enumerated() {
+                        if let k = r.keyword(e, f.path("on"), EventKind.self) {
+                            p.sources["\(path).on[\(j)]"] = e.location
+                            on.append(k)
+                        }
+                    }
+                }
+                var when: String?
+                if let v = r.require(f, "when", help: "say when the rule applies, for example `when: license == revoked`") {
+                    when = r.string(v, f.path("when"))
+                    if case let .scalar(text, plain) = v.kind {
+                        // Point at the first character of the condition (after a quote).
+                        var loc = v.location
+                        if !plain, !text.contains("\n") { loc.column += 1 }
+                        p.sources["\(path).when"] = loc
+                    }
+                }
+                var outcome: Rule.Outcome?
+                if let v = r.require(f, "then", help: "say what happens, for example `then: { decision: wipe, reason: no_license }`"),
+                    let tf = r.fields(
+                        v, path: f.path("then"), allowed: ["decision", "reason", "message", "notices", "notice_delay", "state"])
+                {
+                    p.sources["\(path).then"] = v.location
+                    var decision: Decision?
+                    if let d = tf["decision"] {
+                        p.sources["\(path).then.decision"] = d.location
+                        decision = r.keyword(d, tf.path("decision"), Decision.self)
+                    }
+                    var readOnly = false
+                    if let st = tf["state"] {
+                        p.sources["\(path).then.state"] = st.location
+                        readOnly = r.keyword(st, tf.path("state"), MachineState.self, allowed: [.readOnly]) == .readOnly
+                    }
+                    let reason = r.require(tf, "reason", help: "give a machine-readable reason such as `no_license`")
+                        .flatMap { r.name($0, tf.path("reason")) }
+                    let message = tf["message"].flatMap { r.string($0, tf.path("message")) }
+                    var notices = Notices()
+                    if let n = tf["notices"], let list = r.list(n, tf.path("notices")) {
+                        for item in list {
+                            guard let w = r.name(item, tf.path("notices")) else { continue }
+                            if let notice = Notices(name: w) {
+                                notices.insert(notice)
+                            } else {
+                                r.error(
+                                    .invalidValue, "unknown notice `\(w)`", at: item,
+                                    help: Suggestion.help(for: w, in: Notices.named.map(\.0)))
+                            }
+                        }
+                    }
+                    let delay = tf["notice_delay"].flatMap { r.duration($0, tf.path("notice_delay")) }
+                    if tf["decision"] == nil, tf["state"] == nil {
+                        r.error(
+                            .missingKey, "`\(tf.path(""))` needs `decision` or `state`", at: v,
+                            help: "for example `decision: wipe`, or `state: read_only`")
+                    }
+                    if let reason {
+                        outcome = Rule.Outcome(
+                            decision: decision, reason: Reason(reason), message: message, notices: notices,
+                            noticeDelay: delay, readOnly: readOnly)
+                    }
+                }
+                if let name, let when, let outcome {
+                    p.rules.append(Rule(name: name, on: on, when: when, then: outcome))
+                }
+            }
+        }
         // Values that did not read keep their (valid) defaults, so this adds no noise; a missing
         // name was reported above.
         if p.name.isEmpty { p.name = "unnamed" }

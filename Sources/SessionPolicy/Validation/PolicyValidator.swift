@@ -84,6 +84,98 @@ public enum PolicyValidator {
                     "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`",
                     at: at("offline.key_protection"), help: "key protection applies to `credential: signed_jwt`"))
         }
+        out += ruleDiagnostics(for: p)
         return out.sortedForOutput()
+    }
+
+    /// Checks declared attributes and rules: names, events, outcomes, and every condition's syntax and types.
+    static func ruleDiagnostics(for p: Policy) -> [Diagnostic] {
+        var out: [Diagnostic] = []
+        var names: Set<String> = []
+        for a in p.attributes {
+            let at = p.sources["attributes.\(a.name)"]
+            if Fact.builtInNames.contains(a.name) {
+                out.append(
+                    .error(
+                        .invalidValue, "attribute `\(a.name)` has the name of a built-in fact", at: at,
+                        help: "choose another name; built-in facts are " + Fact.builtInNames.map { "`\($0)`" }.joined(separator: ", ")))
+            }
+            if !names.insert(a.name).inserted {
+                out.append(.error(.duplicateValue, "attribute `\(a.name)` is declared twice", at: at))
+            }
+            if a.name.isEmpty || !a.name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0) })
+            {
+                out.append(.error(.invalidValue, "attribute name `\(a.name)` must be letters, digits and `_`", at: at))
+            }
+        }
+        let checker = ConditionChecker(attributes: p.attributes)
+        var ruleNames: [String: Int] = [:]
+        for (i, rule) in p.rules.enumerated() {
+            let base = "rules[\(i)]"
+            let at = p.sources[base]
+            if let first = ruleNames[rule.name] {
+                out.append(
+                    .error(
+                        .duplicateValue, "two rules are named `\(rule.name)`", at: p.sources["\(base).name"] ?? at,
+                        notes: p.sources["rules[\(first)]"].map { ["the first is at \($0)"] } ?? [], help: "give each rule its own name"))
+            }
+            ruleNames[rule.name] = i
+            if rule.on.isEmpty {
+                out.append(
+                    .error(
+                        .ruleNotAllowed, "rule `\(rule.name)` applies to no event", at: p.sources["\(base).on"] ?? at,
+                        help: "list the events it applies to, or leave `on` out for `[launch, resume]`"))
+            }
+            for (j, e) in rule.on.enumerated() where !Rule.events.contains(e) {
+                out.append(
+                    .error(
+                        .ruleNotAllowed, "rules cannot apply to `\(e.rawValue)`", at: p.sources["\(base).on[\(j)]"] ?? at,
+                        help: "rules apply to " + Rule.events.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+                            + "; signals, failures and logout are decided by the built-in levers, which rules never override"))
+            }
+            let then = rule.then
+            let thenAt = p.sources["\(base).then.decision"] ?? p.sources["\(base).then"] ?? at
+            if then.decision == .allow {
+                out.append(
+                    .error(
+                        .reactionNotAllowed, "rule `\(rule.name)` cannot decide `allow`", at: thenAt,
+                        help: "rules only restrict: decide `require_biometric`, `idp_login` or `wipe`, or set `state: read_only`"))
+            }
+            if then.decision == .requireBiometric, rule.on.contains(where: { ![.launch, .resume].contains($0) }) {
+                out.append(
+                    .error(
+                        .ruleNotAllowed, "`require_biometric` is a decision for `launch` and `resume` only", at: thenAt,
+                        help: "limit `on` to `[launch, resume]`, or decide `idp_login` or `wipe`"))
+            }
+            if then.readOnly {
+                if then.decision != nil {
+                    out.append(
+                        .error(
+                            .ruleNotAllowed, "rule `\(rule.name)` sets `state: read_only` and a decision", at: thenAt,
+                            help: "`state: read_only` keeps the user signed in: leave `decision` out"))
+                }
+                if rule.on.contains(where: { ![.idpLoginSucceeded, .tokenRefreshed].contains($0) }) {
+                    out.append(
+                        .error(
+                            .ruleNotAllowed, "`state: read_only` applies on `idp_login_succeeded` and `token_refreshed` only",
+                            at: p.sources["\(base).then.state"] ?? thenAt,
+                            help: "the server learns about licenses when it signs the user in or refreshes the session"))
+                }
+            }
+            if then.reason.rawValue.isEmpty {
+                out.append(.error(.invalidValue, "rule `\(rule.name)` needs a reason", at: p.sources["\(base).then"] ?? at))
+            }
+            let whenAt = p.sources["\(base).when"] ?? at
+            let located: (ExpressionError) -> Diagnostic = { e in
+                var loc = whenAt
+                if var l = loc, !rule.when.contains("\n") { l.column += e.offset; loc = l }
+                return .error(e.code, e.message, at: loc, notes: ["in the condition of rule `\(rule.name)`"], help: e.help)
+            }
+            switch ExpressionParser.parse(rule.when).flatMap({ checker.check($0) }) {
+            case .success: break
+            case let .failure(e): out.append(located(e))
+            }
+        }
+        return out
     }
 }

@@ -6,7 +6,7 @@ extension SyntaxReader {
         "highest_time", "failures", "read_only", "biometric_locked",
     ]
     /// Keys of an event's context (everything but `type` and `time`).
-    public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items"]
+    public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes"]
     static let deviceKeys = ["id", "keystore", "integrity"]
 
     /// Reads a session state. Times may be relative to `base` (`-2d`) when one is given.
@@ -63,6 +63,16 @@ extension SyntaxReader {
         if let v = f["cause"] { e.cause = keyword(v, f.path("cause"), RefreshFailureCause.self) }
         if let v = f["unsynced_items"], let n = int(v, f.path("unsynced_items")) {
             if n < 0 { error(.invalidValue, "`\(f.path("unsynced_items"))` cannot be negative", at: v) } else { e.unsyncedItems = n }
+        }
+        if let v = f["attributes"], case let .mapping(pairs) = v.kind {
+            for (key, value) in pairs {
+                guard let k = key.scalar else { continue }
+                if let text = string(value, f.path("attributes.\(k)")) { e.attributes[k] = text }
+            }
+        } else if let v = f["attributes"] {
+            error(
+                .wrongType, "`\(f.path("attributes"))` must be a mapping, found \(v.shapeName)", at: v,
+                help: "write `attributes: { license: revoked }`")
         }
         if let v = f["device"], let d = fields(v, path: f.path("device"), allowed: Self.deviceKeys) {
             if let x = d["id"] { e.device.id = name(x, d.path("id")) }

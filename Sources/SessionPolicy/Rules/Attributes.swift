@@ -1,0 +1,125 @@
+/// The type of a declared attribute (`attributes:` in a policy).
+public enum AttributeType: Sendable, Equatable, Codable {
+    /// One of a closed list of words: `license: [active, revoked, none]`.
+    case words([String])
+    /// A dotted version such as `2.4.0`, compared part by part.
+    case version
+    case boolean
+    case integer
+    case duration
+    case string
+
+    /// The word used in messages: `one of active, revoked, none`, `a version`, ...
+    public var name: String {
+        switch self {
+        case let .words(w): return "one of " + w.map { "`\($0)`" }.joined(separator: ", ")
+        case .version: return "a version"
+        case .boolean: return "`true` or `false`"
+        case .integer: return "an integer"
+        case .duration: return "a duration"
+        case .string: return "a string"
+        }
+    }
+
+    /// Whether `raw` (as an event reports it) is a value of this type.
+    public func accepts(_ raw: String) -> Bool {
+        switch self {
+        case let .words(w): return w.contains(raw)
+        case .version: return Version(raw) != nil
+        case .boolean: return raw == "true" || raw == "false"
+        case .integer: return Int64(raw) != nil
+        case .duration: return (try? TimeSpan.parse(raw).get()) != nil
+        case .string: return true
+        }
+    }
+}
+
+/// A declared attribute: a fact the client (or the server) reports with events, for rules.
+public struct AttributeDeclaration: Sendable, Equatable, Codable {
+    public var name: String
+    public var type: AttributeType
+    public init(name: String, type: AttributeType) {
+        self.name = name
+        self.type = type
+    }
+}
+
+/// A dotted version (`2.4.0`), compared numerically part by part; missing parts are 0.
+public struct Version: Sendable, Hashable, Comparable, Codable {
+    public var parts: [Int]
+
+    /// Parses `1`, `2.4`, `2.4.0`; nil for anything else.
+    public init?(_ text: String) {
+        var parts: [Int] = []
+        for piece in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !piece.isEmpty, piece.allSatisfy(\.isASCII), let n = Int(piece), n >= 0 else { return nil }
+            parts.append(n)
+        }
+        guard !parts.isEmpty, parts.count <= 4 else { return nil }
+        self.parts = parts
+    }
+
+    public static func < (a: Version, b: Version) -> Bool {
+        for i in 0..<max(a.parts.count, b.parts.count) {
+            let x = i < a.parts.count ? a.parts[i] : 0
+            let y = i < b.parts.count ? b.parts[i] : 0
+            if x != y { return x < y }
+        }
+        return false
+    }
+
+    public static func == (a: Version, b: Version) -> Bool { !(a < b) && !(b < a) }
+    public func hash(into h: inout Hasher) {
+        var p = parts
+        while p.last == 0 { p.removeLast() }
+        h.combine(p)
+    }
+}
+
+/// A custom rule (`rules:`): on some events, when a condition holds, restrict the session.
+///
+/// Rules only restrict: they run after every built-in lever that could deny (see the README's
+/// "Order of evaluation") and cannot say `allow`, so no rule can undo a revocation or a limit.
+public struct Rule: Sendable, Equatable, Codable {
+    /// Unique name, used in explanations and coverage.
+    public var name: String
+    /// The events the rule applies to (`launch`, `resume`, `biometric_succeeded`,
+    /// `idp_login_succeeded`, `token_refreshed`).
+    public var on: [EventKind]
+    /// The condition text.
+    public var when: String
+    /// What happens when it holds.
+    public var then: Outcome
+
+    /// A rule's outcome: a decision (or none, with `read_only`), a reason and a message.
+    public struct Outcome: Sendable, Equatable, Codable {
+        public var decision: Decision?
+        public var reason: Reason
+        public var message: String?
+        public var notices: Notices
+        public var noticeDelay: TimeSpan?
+        /// Mark the session read-only (only with no decision, on `idp_login_succeeded` and `token_refreshed`).
+        public var readOnly: Bool
+        public init(
+            decision: Decision?, reason: Reason, message: String? = nil, notices: Notices = [],
+            noticeDelay: TimeSpan? = nil, readOnly: Bool = false
+        ) {
+            self.decision = decision
+            self.reason = reason
+            self.message = message
+            self.notices = notices
+            self.noticeDelay = noticeDelay
+            self.readOnly = readOnly
+        }
+    }
+
+    public init(name: String, on: [EventKind] = [.launch, .resume], when: String, then: Outcome) {
+        self.name = name
+        self.on = on
+        self.when = when
+        self.then = then
+    }
+
+    /// The events a rule may apply to.
+    public static let events: [EventKind] = [.launch, .resume, .biometricSucceeded, .idpLoginSucceeded, .tokenRefreshed]
+}
