@@ -113,6 +113,7 @@ public enum ScenarioLoader {
             event.cause = merged.cause
             event.unsyncedItems = merged.unsyncedItems
             event.device = merged.device
+            event.attributes = merged.attributes
             if ok { er.checkRequiredContext(event, in: ctx) }
         }
         let result: Result<Event, DiagnosticError> = er.diagnostics.isEmpty ? .success(event) : .failure(DiagnosticError(er.diagnostics))
