@@ -105,15 +105,8 @@ public enum ScenarioLoader {
         }
         let ctx = er.fields(node, path: path, allowed: f.keys)  // unknown keys were reported above
         if let ctx {
-            var merged = event
-            er.applyContext(ctx, to: &merged)
-            event.network = merged.network
-            event.user = merged.user
-            event.authMode = merged.authMode
-            event.cause = merged.cause
-            event.unsyncedItems = merged.unsyncedItems
-            event.device = merged.device
-            event.attributes = merged.attributes
+            // The step's context keys override the scenario's defaults (device facts and attributes key by key).
+            er.applyContext(ctx, to: &event)
             if ok { er.checkRequiredContext(event, in: ctx) }
         }
         let result: Result<Event, DiagnosticError> = er.diagnostics.isEmpty ? .success(event) : .failure(DiagnosticError(er.diagnostics))

@@ -14,7 +14,7 @@ struct CLITests {
         let match = r.lastLine.wholeMatch(of: /(\d+) passed, 0 failed/)
         #expect(match != nil, "last line: \(r.lastLine)")
         #expect(Int(match?.1 ?? "0") ?? 0 >= 30)
-        #expect(r.stdout.contains("behaviours covered: K1 K2 K3 K4 K5 K6 K7 K8 S1 S2 S3 S4 S5 I1 I2 I3 I4 I5 X1 X2 X3 X4"))
+        #expect(r.stdout.contains("behaviours covered: K1 K2 K3 K4 K5 K6 K7 K8 S1 S2 S3 S4 S5 I1 I2 I3 I4 I5 A1 X1 X2 X3 X4"))
     }
 
     @Test("a failing scenario exits 1 and shows expected, actual and the explanation")

@@ -24,7 +24,7 @@ struct ScenarioCorpusTests {
     @Test("the scenarios cover every behaviour of this release")
     func coverage() {
         let covered = Set(Self.input.scenarios.flatMap(\.covers))
-        let required = (1...8).map { "K\($0)" } + (1...5).map { "S\($0)" } + (1...4).map { "X\($0)" }
+        let required = (1...8).map { "K\($0)" } + (1...5).map { "S\($0)" } + (1...5).map { "I\($0)" } + ["A1"] + (1...4).map { "X\($0)" }
         #expect(required.filter { !covered.contains($0) } == [])
     }
 

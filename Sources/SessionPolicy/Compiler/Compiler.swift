@@ -21,6 +21,7 @@ struct Compiler {
         c.addRefresh()
         c.addSignals()
         c.addLifecycle()
+        c.addCrossApp()
         return StateMachine(unordered: c.transitions)
     }
 
@@ -339,6 +340,34 @@ struct Compiler {
                 [state], [.logout], .always, react(logout.then, .logout, from: state, delay: logout.noticeDelay),
                 source("signals.logout"))
         }
+    }
+
+    // MARK: Cross-app device sessions
+
+    /// A signed-out app that detects a device session of a trusted app of the same vendor may
+    /// adopt it, per `cross_app.adopt`; an app with a session of its own ignores the detection.
+    private mutating func addCrossApp() {
+        let p = policy
+        let event: [EventKind] = [.deviceSessionDetected]
+        let open: [MachineState] = [.signedOut, .awaitingIdP]
+        addCompromised(open, event)
+        let src = source("cross_app.adopt", "cross_app.apps")
+        if p.crossApp.adopt == .never {
+            for state in open { add([state], event, .always, react(.idpLogin, .crossAppNotAllowed, from: state), src) }
+        } else {
+            for state in open {
+                add([state], event, .appNotTrusted, react(.idpLogin, .crossAppNotAllowed, from: state), source("cross_app.apps"))
+                let biometric = p.crossApp.adopt == .requireBiometric
+                add(
+                    [state], event, .always,
+                    Action(
+                        decision: biometric ? .requireBiometric : .allow, reason: .crossAppSession,
+                        target: .state(biometric ? .awaitingBiometric : .active),
+                        effects: biometric ? [.establish, .adoptBehindBiometric] : .establish, namesScope: true),
+                    src)
+            }
+        }
+        add(Self.resumable, event, .always, Action(decision: nil, reason: .sessionExists, target: .unchanged), source("built-in"))
     }
 
     // MARK: Registration and app lifecycle

@@ -23,6 +23,7 @@ extension CompiledPolicy {
         case .networkOffline: return "offline"
         case let .refreshCause(c): return "cause \(c.rawValue)"
         case .unsyncedItems: return "unsynced items"
+        case .appNotTrusted: return "app not trusted"
         case let .ruleFactMissing(i): return "rule \(policy.rules[i].name) fact missing"
         case let .rule(i): return "rule \(policy.rules[i].name)"
         }

@@ -82,6 +82,7 @@ extension EventKind {
         case .biometricEnrollmentChanged: 13
         case .logout: 14
         case .register: 15
+        case .deviceSessionDetected: 16
         }
     }
 }

@@ -36,6 +36,8 @@ public enum Guard: Sendable, Hashable {
     case refreshCause(RefreshFailureCause)
     /// The client reports unsynced items.
     case unsyncedItems
+    /// The app that created a detected device session is not one the policy trusts.
+    case appNotTrusted
     /// The condition of rule `index` reads a fact the event or state does not have.
     case ruleFactMissing(Int)
     /// The condition of rule `index` holds.
@@ -80,6 +82,8 @@ public struct Effects: OptionSet, Sendable, Hashable {
     public static let lockBiometric = Effects(rawValue: 1 << 8)
     /// Mark the session read-only.
     public static let setReadOnly = Effects(rawValue: 1 << 9)
+    /// With `establish` on an adopted device session: protect it with this app's biometric prompt.
+    public static let adoptBehindBiometric = Effects(rawValue: 1 << 10)
 }
 
 /// What a transition does when its guard holds.

@@ -64,6 +64,9 @@ extension CompiledPolicy {
             return event.user == nil ? "`idp_login_succeeded` needs `user`" : nil
         case .refreshFailed:
             return event.cause == nil ? "`refresh_failed` needs `cause`" : nil
+        case .deviceSessionDetected:
+            if event.appID == nil { return "`device_session_detected` needs `app_id`" }
+            return event.user == nil ? "`device_session_detected` needs `user`" : nil
         default:
             return nil
         }
@@ -156,6 +159,9 @@ extension CompiledPolicy {
             return e.cause == cause
         case .unsyncedItems:
             return (e.unsyncedItems ?? 0) > 0
+        case .appNotTrusted:
+            guard let app = e.appID else { return true }
+            return !policy.crossApp.apps.contains(app)
         case let .ruleFactMissing(i):
             if case .unknown = truth(conditions[i], s, e, now: now) { return true }
             return false
@@ -182,7 +188,7 @@ extension CompiledPolicy {
         if fx.contains(.establish) {
             s.user = e.user ?? s.user
             s.device = e.device.id ?? s.device
-            s.authMode = e.authMode
+            s.authMode = e.authMode ?? (fx.contains(.adoptBehindBiometric) ? .biometric : .unprotected)
             s.lastIdPLogin = e.time
             s.lastOnline = e.time
             s.lastActivity = e.time
@@ -210,7 +216,7 @@ extension CompiledPolicy {
         var notices = a.notices
         if e.network == .offline, a.decision == .idpLogin || a.decision == .wipe { notices.insert(.networkRequired) }
         if s.state == .readOnly { notices.insert(.readOnly) }
-        let scope = a.namesScope ? self.scope(for: state.authMode, keystore: e.device.keystore) : nil
+        let scope = a.namesScope ? self.scope(for: s.authMode, keystore: e.device.keystore) : nil
         let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
         return Outcome(
             decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,

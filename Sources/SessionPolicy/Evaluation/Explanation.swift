@@ -21,6 +21,7 @@ extension CompiledPolicy {
         case .networkOffline: return "the device is offline"
         case let .refreshCause(c): return "the refresh failed with cause `\(c.rawValue)`"
         case .unsyncedItems: return "the client reports unsynced items"
+        case .appNotTrusted: return "the app that created the session is not in `cross_app.apps`"
         case let .ruleFactMissing(i): return "rule `\(policy.rules[i].name)` needs a fact the event does not report"
         case let .rule(i): return "rule `\(policy.rules[i].name)`: \(policy.rules[i].when)"
         }
@@ -61,6 +62,7 @@ extension CompiledPolicy {
         case .networkOffline: return "network \(show(e.network))"
         case .refreshCause: return "cause \(show(e.cause))"
         case .unsyncedItems: return "unsynced items: \(e.unsyncedItems ?? 0)"
+        case .appNotTrusted: return "app \(e.appID.map { "`\($0)`" } ?? "not reported")"
         case let .ruleFactMissing(i), let .rule(i):
             switch truth(conditions[i], s, e, now: now) {
             case .yes: return "holds"

@@ -22,6 +22,8 @@ public struct Event: Sendable, Codable, Equatable {
     public var cause: RefreshFailureCause?
     /// Items not yet synced to the server, reported with `logout`.
     public var unsyncedItems: Int?
+    /// For `device_session_detected`: the app that created the device session.
+    public var appID: String?
     /// Values of the policy's declared attributes (`license: revoked`), as text.
     public var attributes: [String: String]
 
@@ -45,6 +47,7 @@ public struct Event: Sendable, Codable, Equatable {
         cause: RefreshFailureCause? = nil, unsyncedItems: Int? = nil, attributes: [String: String] = [:]
     ) {
         self.attributes = attributes
+        self.appID = nil
         self.kind = kind
         self.time = time
         self.network = network
@@ -58,6 +61,7 @@ public struct Event: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case kind = "type"
         case time, network, user, device, cause, attributes
+        case appID = "app_id"
         case authMode = "auth_mode"
         case unsyncedItems = "unsynced_items"
     }
@@ -73,6 +77,7 @@ public struct Event: Sendable, Codable, Equatable {
         cause = try c.decodeIfPresent(RefreshFailureCause.self, forKey: .cause)
         unsyncedItems = try c.decodeIfPresent(Int.self, forKey: .unsyncedItems)
         attributes = try c.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
+        appID = try c.decodeIfPresent(String.self, forKey: .appID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -86,5 +91,6 @@ public struct Event: Sendable, Codable, Equatable {
         try c.encodeIfPresent(cause, forKey: .cause)
         try c.encodeIfPresent(unsyncedItems, forKey: .unsyncedItems)
         if !attributes.isEmpty { try c.encode(attributes, forKey: .attributes) }
+        try c.encodeIfPresent(appID, forKey: .appID)
     }
 }

@@ -21,6 +21,8 @@ public struct Policy: Sendable, Codable, Equatable {
     public var signals: Signals
     /// Device rules.
     public var device: Device
+    /// Adopting a device session another app of the vendor created (SPEC A1).
+    public var crossApp: CrossApp
     /// Custom facts events may report, for rules.
     public var attributes: [AttributeDeclaration]
     /// Custom rules, in the order they are tried.
@@ -135,6 +137,25 @@ public struct Policy: Sendable, Codable, Equatable {
         public init() {}
     }
 
+    /// Whether and how an app may adopt a device session another app of the vendor created.
+    public struct CrossApp: Sendable, Codable, Equatable {
+        /// How: `never` (default), `require_biometric` or `allow`.
+        public var adopt: Adoption = .never
+        /// The ids of the apps whose device sessions may be adopted.
+        public var apps: [String] = []
+        public init(adopt: Adoption = .never, apps: [String] = []) {
+            self.adopt = adopt
+            self.apps = apps
+        }
+    }
+
+    /// How a detected device session may be adopted.
+    public enum Adoption: String, PolicyKeyword {
+        case never
+        case requireBiometric = "require_biometric"
+        case allow
+    }
+
     /// A policy with every lever at its default.
     public init(name: String, version: Int = 1) {
         self.version = version
@@ -146,6 +167,7 @@ public struct Policy: Sendable, Codable, Equatable {
         self.fallback = Fallback()
         self.signals = Signals()
         self.device = Device()
+        self.crossApp = CrossApp()
         self.attributes = []
         self.rules = []
         self.sources = [:]

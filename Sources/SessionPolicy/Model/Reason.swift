@@ -52,6 +52,9 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public static let noAuthMode = Reason("no_auth_mode")
     public static let invalidEvent = Reason("invalid_event")
     public static let ruleFactMissing = Reason("rule_fact_missing")
+    public static let crossAppNotAllowed = Reason("cross_app_not_allowed")
+    public static let crossAppSession = Reason("cross_app_session")
+    public static let sessionExists = Reason("session_exists")
 
     /// Every built-in reason with its human message, in a stable order.
     public static let builtIn: [(Reason, String)] = [
@@ -91,6 +94,9 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.noAuthMode, "the session does not record how you signed in: sign in again"),
         (.invalidEvent, "the event is incomplete: sign in again"),
         (.ruleFactMissing, "the event does not report a fact a policy rule needs: sign in again"),
+        (.crossAppNotAllowed, "this app cannot use the sign-in of another app on this device: sign in"),
+        (.crossAppSession, "signed in with the session of another app on this device"),
+        (.sessionExists, "this app already has a session"),
     ]
 
     /// The human message of a built-in reason.

@@ -63,7 +63,9 @@ public enum EventKind: String, PolicyKeyword {
     case biometricEnrollmentChanged = "biometric_enrollment_changed"
     case logout
     case register
-
+    /// Another app of the same vendor created a device session that this app detected
+    /// (cross-app login, seeds 002/004); carries `user` and `app_id` of the creating app.
+    case deviceSessionDetected = "device_session_detected"
 }
 
 /// Network reachability reported with an event.

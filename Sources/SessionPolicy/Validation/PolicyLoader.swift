@@ -2,7 +2,8 @@
 /// reported, each with its place and a hint.
 public enum PolicyLoader {
     static let topKeys = [
-        "version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device", "attributes",
+        "version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device", "cross_app",
+        "attributes",
         "rules",
     ]
     static let retryPaths = ["biometric", "offline_login", "idp_login"]
@@ -180,6 +181,18 @@ public enum PolicyLoader {
         }
 
         // What the values mean together: the same checks `CompiledPolicy` runs on a policy built in code.
+        // cross_app
+        if let node = top["cross_app"], let f = r.fields(node, path: "cross_app", allowed: ["adopt", "apps"]) {
+            record("cross_app", node)
+            if let v = f["adopt"] {
+                p.crossApp.adopt = r.keyword(v, "cross_app.adopt", Policy.Adoption.self) ?? .never
+                record("cross_app.adopt", v)
+            }
+            if let v = f["apps"], let items = r.list(v, "cross_app.apps") {
+                record("cross_app.apps", v)
+                p.crossApp.apps = items.compactMap { r.name($0, "cross_app.apps") }
+            }
+        }
         // attributes
         if let node = top["attributes"] {
             record("attributes", node)

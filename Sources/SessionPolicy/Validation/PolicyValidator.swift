@@ -84,6 +84,13 @@ public enum PolicyValidator {
                     "`offline.key_protection: hardware` has no effect with credential `\(p.offline.credential.rawValue)`",
                     at: at("offline.key_protection"), help: "key protection applies to `credential: signed_jwt`"))
         }
+        if p.crossApp.adopt != .never, p.crossApp.apps.isEmpty {
+            out.append(
+                .error(
+                    .missingKey, "`cross_app.adopt: \(p.crossApp.adopt.rawValue)` needs `cross_app.apps`",
+                    at: at("cross_app.adopt") ?? at("cross_app"),
+                    help: "list the ids of the apps whose device sessions may be adopted"))
+        }
         out += ruleDiagnostics(for: p)
         return out.sortedForOutput()
     }

@@ -6,7 +6,7 @@ extension SyntaxReader {
         "highest_time", "failures", "read_only", "biometric_locked",
     ]
     /// Keys of an event's context (everything but `type` and `time`).
-    public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes"]
+    public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes", "app_id"]
     static let deviceKeys = ["id", "keystore", "integrity"]
 
     /// Reads a session state. Times may be relative to `base` (`-2d`) when one is given.
@@ -64,6 +64,7 @@ extension SyntaxReader {
         if let v = f["unsynced_items"], let n = int(v, f.path("unsynced_items")) {
             if n < 0 { error(.invalidValue, "`\(f.path("unsynced_items"))` cannot be negative", at: v) } else { e.unsyncedItems = n }
         }
+        if let v = f["app_id"] { e.appID = name(v, f.path("app_id")) }
         if let v = f["attributes"], case let .mapping(pairs) = v.kind {
             for (key, value) in pairs {
                 guard let k = key.scalar else { continue }
@@ -96,6 +97,14 @@ extension SyntaxReader {
             error(
                 .missingKey, "event `idp_login_succeeded` needs `user`", at: f.node,
                 help: "add the user who signed in: `user: alice`; the single-user rule depends on it")
+        }
+        if e.kind == .deviceSessionDetected, e.appID == nil, !f.has("app_id") {
+            error(
+                .missingKey, "event `device_session_detected` needs `app_id`", at: f.node,
+                help: "add the id of the app that created the device session: `app_id: com.example.app1`")
+        }
+        if e.kind == .deviceSessionDetected, e.user == nil, !f.has("user") {
+            error(.missingKey, "event `device_session_detected` needs `user`", at: f.node, help: "add the user of the detected session")
         }
         if e.kind == .refreshFailed, e.cause == nil, !f.has("cause") {
             error(.missingKey, "event `refresh_failed` needs `cause`", at: f.node, help: "add `cause: network` or `cause: invalid_token`")
