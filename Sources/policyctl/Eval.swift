@@ -25,45 +25,9 @@ struct Eval: ParsableCommand {
     var format: OutputFormat = .json
 
     func run() throws {
-        let loaded: PolicyFile.Loaded
-        switch PolicyFile.load(policy) {
-        case let .failure(e):
-            emit(e.diagnostics, sources: [policy: (try? String(contentsOfFile: policy, encoding: .utf8)) ?? ""], json: format == .json)
-            throw Exit.invalidInput
-        case let .success(l): loaded = l
-        }
-        let file = input == "-" ? "<stdin>" : input
-        var sources = [policy: loaded.text]
-        let node: SyntaxNode
-        switch SourceFile.read(input).flatMap({ YAMLSyntax.parse($0, file: file) }) {
-        case let .failure(e):
-            emit(e.diagnostics, sources: sources, json: format == .json)
-            throw Exit.invalidInput
-        case .success(nil):
-            emit(
-                [
-                    .error(
-                        .emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                        help: "give a mapping with `event` and optionally `state`")
-                ], sources: sources, json: format == .json)
-            throw Exit.invalidInput
-        case let .success(n?):
-            node = n
-        }
-        if input != "-", let text = try? String(contentsOfFile: input, encoding: .utf8) { sources[file] = text }
-        var r = SyntaxReader()
-        var state = SessionState()
-        var event: Event?
-        if let f = r.fields(node, path: "", allowed: ["state", "event"]) {
-            if let s = f["state"], let st = r.sessionState(s, path: "state") { state = st }
-            event = r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap { r.event($0, path: "event") }
-        }
-        if r.diagnostics.hasErrors || event == nil {
-            emit(r.diagnostics, sources: sources, json: format == .json)
-            throw Exit.invalidInput
-        }
+        let (loaded, state, event) = try EvaluationInput.load(policy: policy, documents: [input], json: format == .json)
         let compiled = loaded.compiled
-        let (outcome, trace) = compiled.explain(state, event!)
+        let (outcome, trace) = compiled.explain(state, event)
         let t = compiled.transition(of: outcome)
         let report = EvalReport(
             policy: compiled.name, outcome: outcome,

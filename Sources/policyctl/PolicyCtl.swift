@@ -15,7 +15,7 @@ struct PolicyCtl: ParsableCommand {
             state or event does not load); 64 usage error.
             """,
         version: "0.1.0",
-        subcommands: [Check.self, Eval.self, Compile.self])
+        subcommands: [Check.self, Eval.self, Explain.self, Compile.self])
 }
 
 /// Exit codes, a documented contract.

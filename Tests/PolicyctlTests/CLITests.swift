@@ -205,6 +205,26 @@ struct CLITests {
         #expect(d?["file"] as? String == "<stdin>")
     }
 
+    @Test("explain shows every guard tried with its facts and policy line, from one document or two")
+    func explain() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let state = dir.appendingPathComponent("state.yaml").path
+        let event = dir.appendingPathComponent("event.yaml").path
+        try "state: suspended\nuser: alice\nauth_mode: none\nlast_idp_login: 2026-03-01T09:00:00Z\n".write(
+            toFile: state, atomically: true, encoding: .utf8)
+        try "type: launch\ntime: 2026-06-01T09:00:00Z\nnetwork: offline\n".write(toFile: event, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["explain", "policies/kobil-offline-token.yaml", state, event])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("-> #"))
+        #expect(r.stdout.contains("more than 90d since the last IdP login: 92d since the last IdP login"))
+        #expect(r.stdout.contains("decides: session.max, session.on_expired at policies/kobil-offline-token.yaml:12:8"))
+        #expect(r.lastLine.hasPrefix("message: "))
+        let bad = try CLI.run(["explain", "policies/kobil-offline-token.yaml", state, state])
+        #expect(bad.status == 2)
+    }
+
     @Test("--help documents the exit codes")
     func help() throws {
         let r = try CLI.run(["check", "--help"])

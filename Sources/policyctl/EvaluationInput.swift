@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import SessionPolicy
+import SessionPolicyYAML
+
+/// Reading what `eval` and `explain` evaluate: a policy, and either one document with `state`
+/// and `event`, or a state document and an event document. Problems are printed as located
+/// diagnostics and end the command with exit code 2.
+enum EvaluationInput {
+    static func load(policy: String, documents: [String], json: Bool) throws -> (PolicyFile.Loaded, SessionState, Event) {
+        let loaded: PolicyFile.Loaded
+        switch PolicyFile.load(policy) {
+        case let .failure(e):
+            emit(e.diagnostics, sources: [policy: (try? String(contentsOfFile: policy, encoding: .utf8)) ?? ""], json: json)
+            throw Exit.invalidInput
+        case let .success(l): loaded = l
+        }
+        var sources = [policy: loaded.text]
+        var nodes: [SyntaxNode] = []
+        for path in documents {
+            let file = path == "-" ? "<stdin>" : path
+            switch SourceFile.read(path).flatMap({ YAMLSyntax.parse($0, file: file) }) {
+            case let .failure(e):
+                emit(e.diagnostics, sources: sources, json: json)
+                throw Exit.invalidInput
+            case .success(nil):
+                emit(
+                    [
+                        .error(
+                            .emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                            help: documents.count == 1 ? "give a mapping with `event` and optionally `state`" : "give a mapping")
+                    ],
+                    sources: sources, json: json)
+                throw Exit.invalidInput
+            case let .success(n?):
+                nodes.append(n)
+            }
+            if path != "-", let text = try? String(contentsOfFile: path, encoding: .utf8) { sources[file] = text }
+        }
+        var r = SyntaxReader()
+        var state = SessionState()
+        var event: Event?
+        if nodes.count == 1 {
+            if let f = r.fields(nodes[0], path: "", allowed: ["state", "event"]) {
+                if let s = f["state"], let st = r.sessionState(s, path: "state") { state = st }
+                event = r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
+                    r.event($0, path: "event")
+                }
+            }
+        } else {
+            if let st = r.sessionState(nodes[0], path: "state") { state = st }
+            event = r.event(nodes[1], path: "event")
+        }
+        if r.diagnostics.hasErrors || event == nil {
+            emit(r.diagnostics, sources: sources, json: json)
+            throw Exit.invalidInput
+        }
+        return (loaded, state, event!)
+    }
+}
