@@ -21,6 +21,8 @@ public struct Policy: Sendable, Codable, Equatable {
     public var signals: Signals
     /// Device rules.
     public var device: Device
+    /// Settings for `policyctl lint`: the warnings this policy accepts on purpose.
+    public var lint: LintSettings
     /// Where each lever was written: `session.max` -> its value's location.
     public var sources: [String: SourceLocation]
 
@@ -131,6 +133,15 @@ public struct Policy: Sendable, Codable, Equatable {
         public init() {}
     }
 
+    /// Settings for `policyctl lint`. They change no decision.
+    public struct LintSettings: Sendable, Codable, Equatable {
+        /// Lint warnings the policy accepts on purpose (codes such as
+        /// `long-offline-without-biometric`): `PolicyLinter` does not report them, and reports
+        /// an entry that no longer matches any warning.
+        public var allow: [DiagnosticCode]
+        public init(allow: [DiagnosticCode] = []) { self.allow = allow }
+    }
+
     /// A policy with every lever at its default.
     public init(name: String, version: Int = 1) {
         self.version = version
@@ -142,6 +153,7 @@ public struct Policy: Sendable, Codable, Equatable {
         self.fallback = Fallback()
         self.signals = Signals()
         self.device = Device()
+        self.lint = LintSettings()
         self.sources = [:]
     }
 
