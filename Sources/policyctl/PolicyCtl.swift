@@ -4,22 +4,23 @@ import SessionPolicy
 import SessionPolicyCheck
 import SessionPolicyYAML
 
-/// `policyctl`: check, evaluate and compile session policies.
+/// `policyctl`: check, lint, evaluate and compile session policies.
 @main
 struct PolicyCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policyctl",
-        abstract: "Check, evaluate and compile SessionPolicy files.",
+        abstract: "Check, lint, evaluate and compile SessionPolicy files.",
         discussion: """
-            Exit codes: 0 success; 1 a scenario failed; 2 invalid input (a policy, scenario, \
-            state or event does not load); 64 usage error.
+            Exit codes: 0 success; 1 a scenario failed (check), or a warning with --strict (lint); \
+            2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
         version: "0.1.0",
-        subcommands: [Check.self, Eval.self, Explain.self, Compile.self])
+        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self])
 }
 
 /// Exit codes, a documented contract.
 enum Exit {
+    /// A scenario failed (`check`), or a warning with `--strict` (`lint`).
     static let failures = ExitCode(1)
     static let invalidInput = ExitCode(2)
 }

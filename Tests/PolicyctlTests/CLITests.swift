@@ -232,4 +232,61 @@ struct CLITests {
         #expect(r.stdout.contains("1 a scenario failed"))
         #expect(r.stdout.contains("2 invalid input"))
     }
+
+    static let lintFixtures = Fixtures.files(in: "Tests/Fixtures/lint")
+
+    @Test("lint output matches its golden file; warnings exit 0, and 1 with --strict", arguments: lintFixtures)
+    func lintGoldens(_ policy: String) throws {
+        let r = try CLI.run(["lint", policy])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.isEmpty)
+        #expect(r.lastLine.wholeMatch(of: /\d+ warnings? in 1 policy/) != nil, "last line: \(r.lastLine)")
+        if let diff = Golden.check(r.stdout, against: String(policy.dropLast(".yaml".count)) + ".expected") {
+            Issue.record(Comment(rawValue: diff))
+        }
+        let strict = try CLI.run(["lint", "--strict", policy])
+        #expect(strict.status == 1)
+        #expect(strict.stdout == r.stdout)
+    }
+
+    @Test("lint --format json prints the warnings as diagnostics")
+    func lintJSON() throws {
+        let r = try CLI.run(["lint", "Tests/Fixtures/lint/weak.yaml", "--format", "json", "--strict"])
+        #expect(r.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let diagnostics = try #require(object?["diagnostics"] as? [[String: Any]])
+        #expect(diagnostics.count == 11)
+        #expect(diagnostics.allSatisfy { $0["severity"] as? String == "warning" && $0["help"] is String })
+        #expect(diagnostics.first?["code"] as? String == "no-session-max")
+        #expect(diagnostics.first?["line"] as? Int == 1)
+        #expect(Set(diagnostics.compactMap { $0["code"] as? String }).contains("long-offline-without-biometric"))
+    }
+
+    @Test("the shipped policies are lint-clean, even with --strict: they accept their seed's design in `lint.allow`")
+    func lintShipped() throws {
+        let r = try CLI.run(["lint", "--strict", "policies"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.hasPrefix("no warnings in \(Self.policies.count) policies ("))
+        #expect(r.stdout.hasSuffix(" allowed by `lint.allow`)\n"))
+        let json = try CLI.run(["lint", "policies", "--format", "json"])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["diagnostics"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("lint exits 2 on a policy that does not load, or when it finds no policies")
+    func lintInvalid() throws {
+        let r = try CLI.run(["lint", "policies", "Tests/Fixtures/bad-policies/unknown-key.yaml"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("Tests/Fixtures/bad-policies/unknown-key.yaml:4:3: error[unknown-key]"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let empty = try CLI.run(["lint", dir.path, "--format", "json"])
+        #expect(empty.status == 2)
+        #expect(empty.stdout.contains("\"no-policies\""))
+        #expect(try CLI.run(["lint"]).status == 64)
+        #expect(try CLI.run(["lint", "policies", "--format", "sarif"]).status == 64)
+    }
 }

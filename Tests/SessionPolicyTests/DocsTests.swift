@@ -38,8 +38,10 @@ struct DocsTests {
             .fileNotFound, .inputTooLarge, .invalidUTF8, .yamlSyntax, .yamlAnchor, .nestingTooDeep, .tooManyNodes, .duplicateKey,
             .emptyDocument, .unknownKey, .missingKey, .wrongType, .invalidValue, .invalidDuration, .invalidTime, .unsupportedVersion,
             .duplicateValue, .offlineModeNeedsIdP, .windowExceedsSessionMax, .retryMaxBelowOne, .reactionNotAllowed, .unknownPolicy,
-            .duplicatePolicyName, .unknownBehaviour, .noScenarios,
+            .duplicatePolicyName, .unknownBehaviour, .noScenarios, .noPolicies, .unusedLintAllow,
         ]
-        for code in codes { #expect(doc.contains("`\(code.rawValue)`"), "\(code) is not in docs/diagnostics.md") }
+        for code in codes + PolicyLinter.lints.map(\.code) {
+            #expect(doc.contains("`\(code.rawValue)`"), "\(code) is not in docs/diagnostics.md")
+        }
     }
 }

@@ -71,6 +71,19 @@ extension DiagnosticCode {
     public static let duplicatePolicyName = DiagnosticCode("duplicate-policy-name")
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")
     public static let noScenarios = DiagnosticCode("no-scenarios")
+    public static let noPolicies = DiagnosticCode("no-policies")
+    // Lint warnings (`policyctl lint`): legal policies a security reviewer should look at.
+    // `PolicyLinter.lints` says what each one checks and why.
+    public static let noSessionMax = DiagnosticCode("no-session-max")
+    public static let longOfflineWithoutBiometric = DiagnosticCode("long-offline-without-biometric")
+    public static let retryLimitTooHigh = DiagnosticCode("retry-limit-too-high")
+    public static let idleNeverDecides = DiagnosticCode("idle-never-decides")
+    public static let windowNeverDecides = DiagnosticCode("window-never-decides")
+    public static let weakRevocation = DiagnosticCode("weak-revocation")
+    public static let compromisedDeviceNotWiped = DiagnosticCode("compromised-device-not-wiped")
+    public static let largeClockTolerance = DiagnosticCode("large-clock-tolerance")
+    public static let implicitKeyProtection = DiagnosticCode("implicit-key-protection")
+    public static let unusedLintAllow = DiagnosticCode("unused-lint-allow")
 }
 
 /// One problem found in user input: a code, a severity, a message, where, and how to fix it.

@@ -27,6 +27,8 @@ public struct Policy: Sendable, Codable, Equatable {
     public var attributes: [AttributeDeclaration]
     /// Custom rules, in the order they are tried.
     public var rules: [Rule]
+    /// Settings for `policyctl lint`: the warnings this policy accepts on purpose.
+    public var lint: LintSettings
     /// Where each lever was written: `session.max` -> its value's location.
     public var sources: [String: SourceLocation]
 
@@ -156,6 +158,15 @@ public struct Policy: Sendable, Codable, Equatable {
         case allow
     }
 
+    /// Settings for `policyctl lint`. They change no decision.
+    public struct LintSettings: Sendable, Codable, Equatable {
+        /// Lint warnings the policy accepts on purpose (codes such as
+        /// `long-offline-without-biometric`): `PolicyLinter` does not report them, and reports
+        /// an entry that no longer matches any warning.
+        public var allow: [DiagnosticCode]
+        public init(allow: [DiagnosticCode] = []) { self.allow = allow }
+    }
+
     /// A policy with every lever at its default.
     public init(name: String, version: Int = 1) {
         self.version = version
@@ -170,6 +181,7 @@ public struct Policy: Sendable, Codable, Equatable {
         self.crossApp = CrossApp()
         self.attributes = []
         self.rules = []
+        self.lint = LintSettings()
         self.sources = [:]
     }
 

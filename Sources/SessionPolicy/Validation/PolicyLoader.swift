@@ -3,8 +3,7 @@
 public enum PolicyLoader {
     static let topKeys = [
         "version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device", "cross_app",
-        "attributes",
-        "rules",
+        "attributes", "rules", "lint",
     ]
     static let retryPaths = ["biometric", "offline_login", "idp_login"]
     static let signalKeys = [
@@ -177,6 +176,35 @@ public enum PolicyLoader {
             }
             if let v = f["compromised"] {
                 p.device.compromised = reaction(v, "device.compromised") ?? .wipe; record("device.compromised", v)
+            }
+        }
+
+        // lint: warnings of `policyctl lint` the policy accepts on purpose
+        if let node = top["lint"], let f = r.fields(node, path: "lint", allowed: ["allow"]) {
+            record("lint", node)
+            if let v = f["allow"], let items = r.list(v, "lint.allow") {
+                record("lint.allow", v)
+                let known = PolicyLinter.lints.map(\.code.rawValue)
+                var codes: [DiagnosticCode] = []
+                for item in items {
+                    guard let word = r.string(item, "lint.allow") else { continue }
+                    if word == DiagnosticCode.unusedLintAllow.rawValue {
+                        r.error(
+                            .invalidValue, "`\(word)` cannot be allowed", at: item,
+                            help: "remove the unused entries it reports instead")
+                    } else if !known.contains(word) {
+                        r.error(
+                            .invalidValue, "`\(word)` is not a lint warning", at: item,
+                            help: Suggestion.closest(to: word, in: known).map { "did you mean `\($0)`?" }
+                                ?? "the lint warnings are listed in docs/diagnostics.md")
+                    } else if codes.contains(DiagnosticCode(word)) {
+                        r.error(.duplicateValue, "`\(word)` is listed twice in `lint.allow`", at: item, help: "remove the second `\(word)`")
+                    } else {
+                        p.sources["lint.allow[\(codes.count)]"] = item.location
+                        codes.append(DiagnosticCode(word))
+                    }
+                }
+                p.lint.allow = codes
             }
         }
 

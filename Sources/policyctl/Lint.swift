@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import SessionPolicy
+import SessionPolicyYAML
+
+struct Lint: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Warn about legal but suspicious policies; ends with `N warnings in N policies`.",
+        discussion: """
+            Each POLICY is a policy file or a directory of them. The warnings (every code is in \
+            docs/diagnostics.md) go to standard output; with `--format json` as `{"diagnostics": [...]}`, \
+            printed even when empty. A policy accepts a warning on purpose by listing its code under \
+            `lint: { allow: [...] }`; the summary counts those.
+            Exit codes: 0 no warnings, or warnings without --strict; 1 warnings with --strict; \
+            2 invalid input (a policy does not load); 64 usage error.
+            """)
+
+    @Argument(help: "Policy files or directories.")
+    var policies: [String]
+
+    @Option(help: "Output format: human or json.")
+    var format: OutputFormat = .human
+
+    @Flag(help: "Exit 1 when there is a warning.")
+    var strict = false
+
+    func validate() throws {
+        if policies.isEmpty { throw ValidationError("give at least one policy file or directory") }
+    }
+
+    func run() throws {
+        var loaded: [PolicyFile.Loaded] = []
+        var problems: [Diagnostic] = []
+        var sources: [String: String] = [:]
+        var seen: Set<String> = []
+        for path in policies.flatMap(SourceFile.expand)
+        where seen.insert(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
+            switch PolicyFile.load(path) {
+            case let .failure(e):
+                problems += e.diagnostics
+                sources[path] = try? String(contentsOfFile: path, encoding: .utf8)
+            case let .success(l):
+                loaded.append(l)
+                sources[path] = l.text
+            }
+        }
+        if problems.hasErrors {
+            emit(problems, sources: sources, json: format == .json)
+            throw Exit.invalidInput
+        }
+        if loaded.isEmpty {
+            emit(
+                [
+                    .error(
+                        .noPolicies, "no policies found in \(policies.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
+                        help: "give policy files, or directories that hold `.yaml` policy files")
+                ], sources: [:], json: format == .json)
+            throw Exit.invalidInput
+        }
+        var warnings: [Diagnostic] = []
+        var allowed = 0
+        for l in loaded {
+            let findings = PolicyLinter.findings(for: l.compiled.policy)
+            warnings += l.warnings + findings.warnings
+            allowed += findings.allowed.count
+        }
+        warnings = warnings.sortedForOutput()
+        if format == .json {
+            print(DiagnosticRenderer.json(warnings))
+        } else {
+            let renderer = DiagnosticRenderer(sources: sources)
+            for d in warnings { print(renderer.render(d) + "\n") }
+            let count = warnings.isEmpty ? "no warnings" : "\(warnings.count) warning" + (warnings.count == 1 ? "" : "s")
+            let files = "\(loaded.count) polic" + (loaded.count == 1 ? "y" : "ies")
+            print("\(count) in \(files)" + (allowed > 0 ? " (\(allowed) allowed by `lint.allow`)" : ""))
+        }
+        if strict, !warnings.isEmpty { throw Exit.failures }
+    }
+}
