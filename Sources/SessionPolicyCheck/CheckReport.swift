@@ -1,6 +1,7 @@
 public import SessionPolicy
 
-/// Renders the results of `policyctl check`: human text ending with `N passed, N failed`, or JSON.
+/// Renders the results of `policyctl check`: human text ending with `N passed, N failed`, JSON
+/// or JUnit XML, optionally with transition coverage.
 public struct CheckReport: Sendable {
     public var results: [ScenarioResult]
     public var policies: [String: CompiledPolicy]
@@ -8,6 +9,18 @@ public struct CheckReport: Sendable {
     public init(results: [ScenarioResult], policies: [String: CompiledPolicy]) {
         self.results = results
         self.policies = policies
+    }
+
+    /// The output formats of `policyctl check`.
+    public enum Format: String, Sendable, CaseIterable {
+        case human, json, junit
+    }
+
+    /// What `check` prints: `stdout` is the report; `stderr` is what would break a machine-readable
+    /// report (with JUnit, the summary line and the coverage text).
+    public struct Rendered: Sendable, Equatable {
+        public var stdout: String
+        public var stderr: String
     }
 
     public var passed: Int { results.filter(\.passed).count }
@@ -21,12 +34,69 @@ public struct CheckReport: Sendable {
     /// The closing line.
     public var summary: String { "\(passed) passed, \(failed) failed" }
 
+    /// Transition coverage of every policy by these results.
+    public func coverage(threshold: Double? = nil) -> CoverageReport {
+        CoverageReport(results: results, policies: policies, threshold: threshold)
+    }
+
+    /// Whether `check` succeeds: no scenario failed and the coverage, if measured, reaches its threshold.
+    public func succeeded(coverage: CoverageReport? = nil) -> Bool {
+        failed == 0 && coverage?.belowThreshold != true
+    }
+
+    /// The output in `format`. `verbose` lists passing scenarios too (human); `coverage` adds the
+    /// coverage report, and `coverageDetail` every missed transition in it (human).
+    public func render(
+        _ format: Format, verbose: Bool = false, coverage: CoverageReport? = nil, coverageDetail: Bool = false
+    ) -> Rendered {
+        switch format {
+        case .human:
+            return Rendered(stdout: human(verbose: verbose, coverage: coverage, coverageDetail: coverageDetail), stderr: "")
+        case .json:
+            // The threshold verdict is in the JSON; it is repeated on standard error for people.
+            let line = coverage?.thresholdLine.map { $0 + "\n" } ?? ""
+            return Rendered(stdout: json(coverage: coverage), stderr: line)
+        case .junit:
+            let text = coverage?.human(detail: coverageDetail) ?? ""
+            return Rendered(stdout: JUnitReport(results: results).xml(), stderr: text + summary + "\n")
+        }
+    }
+
     func title(_ s: Scenario) -> String {
         "\(s.file): \(s.name)" + (s.covers.isEmpty ? "" : " [\(s.covers.joined(separator: ", "))]")
     }
 
-    /// Human output. `verbose` lists passing scenarios too.
-    public func human(verbose: Bool) -> String {
+    /// The step, the mismatches, the outcome and the explanation of a failure, indented by two.
+    static func details(_ f: StepFailure) -> String {
+        var out = "  step \(f.step.number) (\(describe(f.step))), \(f.step.location)\n"
+        for m in f.mismatches { out += "    \(m)\n" }
+        if let o = f.outcome {
+            out += "    got: \(o.decision?.rawValue ?? "no decision"), \(o.reason) -> \(o.state.state.rawValue)"
+            out += o.notices.isEmpty ? "\n" : " notices \(o.notices)\n"
+        }
+        if !f.trace.isEmpty {
+            out += "    explanation:\n"
+            for t in f.trace {
+                let mark = t.matched ? "yes" : "no "
+                let facts = t.facts.isEmpty ? "" : " (\(t.facts))"
+                let at = t.location.map { "  \($0)" } ?? "  [\(t.levers.joined(separator: ", "))]"
+                out += "      \(mark) #\(t.transition) \(t.check)\(facts)\(at)\n"
+            }
+        }
+        return out
+    }
+
+    /// `launch at 2026-04-14T08:00:00Z`, or `invalid event`.
+    static func describe(_ s: Scenario.Step) -> String {
+        switch s.event {
+        case let .success(e): return "\(e.kind.rawValue) at \(e.time)"
+        case .failure: return "invalid event"
+        }
+    }
+
+    /// Human output. `verbose` lists passing scenarios too; `coverage` is printed before the
+    /// closing `N passed, N failed`, which stays the last line.
+    public func human(verbose: Bool, coverage: CoverageReport? = nil, coverageDetail: Bool = false) -> String {
         var out = ""
         for r in results {
             if r.passed {
@@ -34,39 +104,19 @@ public struct CheckReport: Sendable {
                 continue
             }
             out += "FAIL \(title(r.scenario))\n"
-            guard let f = r.failure else { continue }
-            let s = f.step
-            let event: String
-            switch s.event {
-            case let .success(e): event = "\(e.kind.rawValue) at \(e.time)"
-            case .failure: event = "invalid event"
-            }
-            out += "  step \(s.number) (\(event)), \(s.location)\n"
-            for m in f.mismatches { out += "    \(m)\n" }
-            if let o = f.outcome {
-                out += "    got: \(o.decision?.rawValue ?? "no decision"), \(o.reason) -> \(o.state.state.rawValue)"
-                out += o.notices.isEmpty ? "\n" : " notices \(o.notices)\n"
-            }
-            if !f.trace.isEmpty {
-                out += "    explanation:\n"
-                for t in f.trace {
-                    let mark = t.matched ? "yes" : "no "
-                    let facts = t.facts.isEmpty ? "" : " (\(t.facts))"
-                    let at = t.location.map { "  \($0)" } ?? "  [\(t.levers.joined(separator: ", "))]"
-                    out += "      \(mark) #\(t.transition) \(t.check)\(facts)\(at)\n"
-                }
-            }
+            if let f = r.failure { out += Self.details(f) }
         }
         let total = Set(results.flatMap(\.scenario.covers))
         if !total.isEmpty {
             out += "behaviours covered: \(covered.joined(separator: " "))\n"
         }
+        if let coverage { out += coverage.human(detail: coverageDetail) }
         out += summary + "\n"
         return out
     }
 
-    /// JSON output.
-    public func json() -> String {
+    /// JSON output; with `coverage`, a `coverage` object.
+    public func json(coverage: CoverageReport? = nil) -> String {
         struct Failure: Encodable {
             var step: Int
             var location: String
@@ -87,6 +137,7 @@ public struct CheckReport: Sendable {
             var passed: Int
             var failed: Int
             var covered: [String]
+            var coverage: CoverageReport.JSON?
         }
         let items = results.map { r in
             Item(
@@ -97,6 +148,7 @@ public struct CheckReport: Sendable {
                         mismatches: $0.mismatches, outcome: $0.outcome, trace: $0.trace)
                 })
         }
-        return JSONOutput.string(Report(scenarios: items, passed: passed, failed: failed, covered: covered)) + "\n"
+        return JSONOutput.string(
+            Report(scenarios: items, passed: passed, failed: failed, covered: covered, coverage: coverage?.json)) + "\n"
     }
 }

@@ -10,7 +10,14 @@ struct Check: ParsableCommand {
             POLICY is a policy file or a directory of them; each SCENARIO is a scenario file or a \
             directory of them. Scenarios name their policy by its `name` (or by a path relative to \
             the scenario file); with one policy, they may leave it out.
-            Exit codes: 0 all scenarios passed; 1 a scenario failed; 2 invalid input; 64 usage error.
+            --coverage reports which transitions of each policy's machine the scenarios took \
+            (those of a failing scenario up to its failing step) and which they never reached, \
+            by lever. --threshold PERCENT fails the check when the overall coverage (all \
+            policies together) is below PERCENT.
+            With --format junit, standard output is JUnit XML only; the summary line and the \
+            coverage text go to standard error.
+            Exit codes: 0 all scenarios passed; 1 a scenario failed, or coverage is below \
+            --threshold; 2 invalid input; 64 usage error.
             """)
 
     @Argument(help: "A policy file or a directory of policy files.")
@@ -19,19 +26,34 @@ struct Check: ParsableCommand {
     @Argument(help: "Scenario files or directories.")
     var scenarios: [String]
 
-    @Option(help: "Output format: human or json.")
-    var format: OutputFormat = .human
+    @Option(help: "Output format: human, json or junit.")
+    var format: CheckFormat = .human
 
     @Flag(name: .shortAndLong, help: "List passing scenarios too.")
     var verbose = false
 
+    @Flag(help: "Report the transitions the scenarios took and those they never reached.")
+    var coverage = false
+
+    @Flag(help: "With coverage, list every transition never taken with its guard and action (implies --coverage).")
+    var coverageDetail = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Fail when overall transition coverage is below this percentage, 0-100 (implies --coverage).", valueName: "percent"))
+    var threshold: Double?
+
     func validate() throws {
         if scenarios.isEmpty { throw ValidationError("give at least one scenario file or directory") }
+        if let threshold, !(0...100).contains(threshold) {
+            throw ValidationError("`--threshold` must be a percentage from 0 to 100")
+        }
     }
 
     func run() throws {
         let input = CheckInput.load(policies: [policy], scenarios: scenarios)
-        emit(input.diagnostics, sources: input.sources, json: format == .json && input.diagnostics.hasErrors)
+        let json = format == .json
+        emit(input.diagnostics, sources: input.sources, json: json && input.diagnostics.hasErrors)
         if input.diagnostics.hasErrors { throw Exit.invalidInput }
         if input.scenarios.isEmpty {
             emit(
@@ -40,12 +62,28 @@ struct Check: ParsableCommand {
                         .noScenarios, "no scenarios found in \(scenarios.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
                         help: "give scenario files, or directories that hold `.yaml` scenario files")
                 ],
-                sources: [:], json: format == .json)
+                sources: [:], json: json)
             throw Exit.invalidInput
         }
         let results = input.scenarios.map { ScenarioRunner.run($0, against: input.policies[$0.policy]!.compiled) }
         let report = CheckReport(results: results, policies: input.policies.mapValues(\.compiled))
-        print(format == .json ? report.json() : report.human(verbose: verbose), terminator: "")
-        if report.failed > 0 { throw Exit.failures }
+        let measured = coverage || coverageDetail || threshold != nil ? report.coverage(threshold: threshold) : nil
+        let out = report.render(format.report, verbose: verbose, coverage: measured, coverageDetail: coverageDetail)
+        print(out.stdout, terminator: "")
+        FileHandle.standardError.write(Data(out.stderr.utf8))
+        if !report.succeeded(coverage: measured) { throw Exit.failures }
+    }
+}
+
+/// `check`'s output formats: those of the other commands, plus JUnit XML.
+enum CheckFormat: String, ExpressibleByArgument, CaseIterable {
+    case human, json, junit
+
+    var report: CheckReport.Format {
+        switch self {
+        case .human: .human
+        case .json: .json
+        case .junit: .junit
+        }
     }
 }

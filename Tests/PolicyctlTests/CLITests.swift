@@ -2,6 +2,10 @@ import Foundation
 import SessionPolicyTestSupport
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// Runs the built `policyctl` binary, as a user would, and checks output and exit codes.
 @Suite("policyctl")
 struct CLITests {
@@ -288,5 +292,160 @@ struct CLITests {
         #expect(empty.stdout.contains("\"no-policies\""))
         #expect(try CLI.run(["lint"]).status == 64)
         #expect(try CLI.run(["lint", "policies", "--format", "sarif"]).status == 64)
+    }
+}
+
+/// `check --coverage`, `--threshold` and `--format junit`, through the binary.
+@Suite("policyctl check coverage and JUnit")
+struct CheckCoverageCLITests {
+    /// A scenario file with one failing and one passing scenario, in a fresh directory.
+    static func failingScenario() throws -> (dir: URL, path: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cov-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("wrong.yaml").path
+        try """
+        policy: spendiq
+        scenarios:
+          - name: expects <the> "wrong" & thing
+            start: 2026-04-06T08:00:00Z
+            context: { network: offline, user: ana }
+            steps:
+              - event: idp_login_succeeded
+                network: online
+                auth_mode: none
+              - at: +8d
+                event: launch
+                expect: { decision: allow }
+          - name: registration needs the network
+            start: 2026-04-06T08:00:00Z
+            steps:
+              - event: register
+                network: offline
+                expect: { decision: idp_login }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return (dir, path)
+    }
+
+    @Test("--coverage reports every policy before the closing line and exits 0")
+    func coverage() throws {
+        let r = try CLI.run(["check", "policies", "examples", "--coverage"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.lastLine.wholeMatch(of: /\d+ passed, 0 failed/) != nil, "last line: \(r.lastLine)")
+        for name in ["kobil-offline-token", "kobil-signed-jwt", "kobil-signed-jwt-hardware", "spendiq"] {
+            #expect(r.stdout.contains(try Regex("\\npolicy \(name): \\d+ of \\d+ transitions covered \\(\\d+\\.\\d%\\)\\n")), "\(name)")
+        }
+        #expect(r.stdout.contains("  levers exercised: "))
+        #expect(r.stdout.contains(": never exercised, "))
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.dropLast().last?.wholeMatch(of: /coverage: \d+ of \d+ transitions covered \(\d+\.\d%\) in \d+ policies/) != nil)
+        // Without --coverage the output is unchanged.
+        let plain = try CLI.run(["check", "policies", "examples"])
+        #expect(!plain.stdout.contains("transitions covered"))
+        // The detail lists missed transitions by id, with their guards.
+        let detail = try CLI.run(["check", "policies/spendiq.yaml", "examples/spendiq.yaml", "--coverage-detail"])
+        #expect(detail.status == 0)
+        #expect(detail.stdout.contains(/\n    #\d+ active on launch, if the device failed its integrity check: wipe, device_compromised\n/))
+    }
+
+    @Test("--threshold fails the check when overall coverage is below it, and keeps the closing line last")
+    func threshold() throws {
+        let below = try CLI.run(["check", "policies", "examples", "--threshold", "100"])
+        #expect(below.status == 1)
+        #expect(below.stdout.contains(/\ncoverage \d+\.\d% is below the threshold of 100%\n/), "\(below.stdout)")
+        #expect(below.lastLine.wholeMatch(of: /\d+ passed, 0 failed/) != nil)
+        let met = try CLI.run(["check", "policies", "examples", "--threshold", "0"])
+        #expect(met.status == 0)
+        #expect(met.stdout.contains("meets the threshold of 0%"))
+        let json = try CLI.run(["check", "policies", "examples", "--format", "json", "--threshold", "99.5"])
+        #expect(json.status == 1)
+        #expect(json.stderr.contains("is below the threshold of 99.5%"))
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let coverage = try #require(object?["coverage"] as? [String: Any])
+        #expect(coverage["below_threshold"] as? Bool == true)
+        #expect(coverage["threshold"] as? Double == 99.5)
+    }
+
+    @Test("--threshold outside 0-100 is a usage error", arguments: ["101", "-1", "abc", "nan"])
+    func badThreshold(_ value: String) throws {
+        let r = try CLI.run(["check", "policies", "examples", "--threshold=\(value)"])
+        #expect(r.status == 64, "\(r.stderr)")
+    }
+
+    @Test("--format json --coverage adds a coverage object per policy")
+    func json() throws {
+        let r = try CLI.run(["check", "policies", "examples", "--format", "json", "--coverage"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let coverage = try #require(object["coverage"] as? [String: Any])
+        #expect(coverage["threshold"] == nil)
+        let policies = try #require(coverage["policies"] as? [[String: Any]])
+        let names: [String] = policies.compactMap { $0["policy"] as? String }
+        let shipped: [String] = Fixtures.files(in: "policies").map { (path: String) -> String in
+            String(path.dropFirst("policies/".count).dropLast(".yaml".count))
+        }
+        #expect(names == shipped.sorted())
+        var covered = 0
+        for p in policies {
+            let total = try #require(p["total"] as? Int)
+            let count = try #require(p["covered"] as? Int)
+            let missed = try #require(p["missed"] as? [[String: Any]])
+            #expect(count + missed.count == total)
+            #expect((p["covered_transitions"] as? [Int])?.count == count)
+            #expect(p["percent"] is Double)
+            let first = try #require(missed.first)
+            for key in ["id", "from", "event", "guard", "reason", "levers"] { #expect(first[key] != nil, "\(key)") }
+            covered += count
+        }
+        #expect(coverage["covered"] as? Int == covered)
+        #expect(object["passed"] is Int)
+    }
+
+    @Test("--format junit prints JUnit XML only; the closing line goes to standard error")
+    func junit() throws {
+        let r = try CLI.run(["check", "policies", "examples", "--format", "junit"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "))
+        #expect(!r.stdout.contains("passed,"))
+        #expect(r.stderr.split(separator: "\n").last?.wholeMatch(of: /\d+ passed, 0 failed/) != nil, "\(r.stderr)")
+        #expect(r.stdout.contains("<testsuite name=\"examples/spendiq.yaml\" "))
+        #expect(r.stdout.contains("<testcase classname=\"spendiq\" name=\"offline biometric login within seven days\" time=\"0\"/>"))
+        #expect(!r.stdout.contains("<failure"))
+        #if canImport(FoundationXML) || os(macOS)
+            let doc = try XMLDocument(xmlString: r.stdout, options: [])
+            let suites = doc.rootElement()?.elements(forName: "testsuite") ?? []
+            #expect(suites.count == Fixtures.files(in: "examples").count)
+            let tests = suites.reduce(0) { $0 + (Int($1.attribute(forName: "tests")?.stringValue ?? "") ?? 0) }
+            #expect("\(tests)" == doc.rootElement()?.attribute(forName: "tests")?.stringValue)
+        #endif
+    }
+
+    @Test("a failing scenario is a JUnit failure with its mismatches and step, and exits 1")
+    func junitFailure() throws {
+        let (dir, path) = try Self.failingScenario()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try CLI.run(["check", "policies/spendiq.yaml", path, "--format", "junit", "--coverage"])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasSuffix("1 passed, 1 failed\n"), "\(r.stderr)")
+        #expect(r.stderr.contains("policy spendiq: "))
+        #expect(r.stdout.contains("name=\"expects &lt;the&gt; &quot;wrong&quot; &amp; thing\""))
+        #if canImport(FoundationXML) || os(macOS)
+            let doc = try XMLDocument(xmlString: r.stdout, options: [])
+            let root = try #require(doc.rootElement())
+            #expect(root.attribute(forName: "failures")?.stringValue == "1")
+            let cases = root.elements(forName: "testsuite").flatMap { $0.elements(forName: "testcase") }
+            #expect(cases.count == 2)
+            let failure = try #require(cases.first?.elements(forName: "failure").first)
+            let message = failure.attribute(forName: "message")?.stringValue ?? ""
+            #expect(message.hasPrefix("step 2 (launch at 2026-04-14T08:00:00Z) at \(path):10:"), "\(message)")
+            #expect(message.contains("decision: expected `allow`, got `wipe`"))
+            #expect(cases.last?.elements(forName: "failure").isEmpty == true)
+        #else
+            #expect(r.stdout.contains("<failure message=\"step 2 (launch at 2026-04-14T08:00:00Z) at \(path):10:"))
+        #endif
+        // The coverage counts the failing step's transition.
+        let human = try CLI.run(["check", "policies/spendiq.yaml", path, "--coverage"])
+        #expect(human.status == 1)
+        #expect(human.stdout.contains("policy spendiq: 3 of "), "\(human.stdout)")
+        #expect(human.lastLine == "1 passed, 1 failed")
     }
 }
