@@ -4,10 +4,14 @@ import SessionPolicyYAML
 
 /// Reads scenario files (SPEC §5) into `Scenario` values, with located diagnostics.
 public enum ScenarioLoader {
-    static let fileKeys = ["policy", "scenarios"]
-    static let scenarioKeys = ["name", "covers", "policy", "start", "context", "state", "steps", "description"]
-    static let stepKeys = ["at", "event", "expect", "note"] + SyntaxReader.contextKeys
-    static let expectKeys = ["decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error"]
+    // The keys each mapping accepts; the tests check that `schemas/scenario.schema.json` lists
+    // exactly the same keys.
+    package static let fileKeys = ["policy", "scenarios"]
+    package static let scenarioKeys = ["name", "covers", "policy", "start", "context", "state", "steps", "description"]
+    package static let stepKeys = ["at", "event", "expect", "note"] + SyntaxReader.contextKeys
+    package static let expectKeys = [
+        "decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error",
+    ]
 
     /// Loads the scenarios of one file. `defaultPolicy` is used when the file names none.
     public static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {

@@ -223,7 +223,7 @@ struct CLITests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("-> #"))
         #expect(r.stdout.contains("more than 90d since the last IdP login: 92d since the last IdP login"))
-        #expect(r.stdout.contains("decides: session.max, session.on_expired at policies/kobil-offline-token.yaml:12:8"))
+        #expect(r.stdout.contains("decides: session.max, session.on_expired at policies/kobil-offline-token.yaml:13:8"))
         #expect(r.lastLine.hasPrefix("message: "))
         let bad = try CLI.run(["explain", "policies/kobil-offline-token.yaml", state, state])
         #expect(bad.status == 2)

@@ -56,7 +56,7 @@ struct CoverageTests {
         #expect(spendiq.levers.first { $0.lever == "signals.license_revoked" }?.covered == 0)
         #expect(
             spendiq.levers.first { $0.lever == "offline.window" }?.location?.description == Fixtures.path("policies/spendiq.yaml")
-                + ":16:11")
+                + ":17:11")
     }
 
     @Test("coverage does not depend on the order of the results")

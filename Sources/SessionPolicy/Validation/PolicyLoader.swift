@@ -1,15 +1,37 @@
 /// Reads and validates a policy from located syntax (SPEC §3). Every problem in the file is
 /// reported, each with its place and a hint.
 public enum PolicyLoader {
-    static let topKeys = [
+    // The keys each mapping accepts. The loader reads them from here, and the tests check
+    // that `schemas/policy.schema.json` lists exactly the same keys.
+    package static let topKeys = [
         "version", "name", "description", "session", "offline", "auth_modes", "retry", "fallback", "signals", "device", "cross_app",
         "attributes", "rules", "lint",
     ]
-    static let retryPaths = ["biometric", "offline_login", "idp_login"]
-    static let signalKeys = [
+    package static let retryPaths = ["biometric", "offline_login", "idp_login"]
+    package static let signalKeys = [
         "account_deactivated", "tokens_revoked", "license_revoked", "biometric_enrollment_changed", "logout", "refresh_token_invalid",
     ]
-    static let endSession: [Reaction] = [.idpLogin, .wipe]
+    /// The keys of each section (a top-level mapping), by section name.
+    package static let sectionKeys: [String: [String]] = [
+        "session": ["max", "idle", "on_expired"],
+        "offline": ["window", "credential", "key_protection", "on_expired"],
+        "auth_modes": ["offline"],
+        "retry": retryPaths,
+        "fallback": ["on_offline_failure"],
+        "signals": signalKeys,
+        "device": ["single_user", "bind_session", "clock_rollback", "clock_tolerance", "compromised"],
+        "cross_app": ["adopt", "apps"],
+        "lint": ["allow"],
+    ]
+    /// The keys of one rule, and of its `then`.
+    package static let ruleKeys = ["name", "on", "when", "then", "description"]
+    package static let ruleOutcomeKeys = ["decision", "reason", "message", "notices", "notice_delay", "state"]
+    /// The keys of one retry limit (`retry.biometric: {max, then}`).
+    package static let retryLimitKeys = ["max", "then"]
+    /// The keys of a signal's long form (`{then, notice_delay}`).
+    package static let signalLongFormKeys = ["then", "notice_delay"]
+    /// The reactions of every lever but `signals.license_revoked`, which also takes `read_only`.
+    package static let endSession: [Reaction] = [.idpLogin, .wipe]
 
     /// The policy, or nil when there are errors; and every diagnostic (errors and warnings).
     public static func load(_ root: SyntaxNode) -> (policy: Policy?, diagnostics: [Diagnostic]) {
@@ -47,7 +69,7 @@ public enum PolicyLoader {
         }
 
         // session
-        if let node = top["session"], let f = r.fields(node, path: "session", allowed: ["max", "idle", "on_expired"]) {
+        if let node = top["session"], let f = r.fields(node, path: "session", allowed: sectionKeys["session", default: []]) {
             record("session", node)
             if let v = f["max"] { p.session.max = r.duration(v, "session.max"); record("session.max", v) }
             if let v = f["idle"] { p.session.idle = r.duration(v, "session.idle"); record("session.idle", v) }
@@ -57,7 +79,7 @@ public enum PolicyLoader {
         }
         // offline
         if let node = top["offline"],
-            let f = r.fields(node, path: "offline", allowed: ["window", "credential", "key_protection", "on_expired"])
+            let f = r.fields(node, path: "offline", allowed: sectionKeys["offline", default: []])
         {
             record("offline", node)
             if let v = f["window"] { p.offline.window = r.duration(v, "offline.window"); record("offline.window", v) }
@@ -74,7 +96,7 @@ public enum PolicyLoader {
             }
         }
         // auth_modes
-        if let node = top["auth_modes"], let f = r.fields(node, path: "auth_modes", allowed: ["offline"]) {
+        if let node = top["auth_modes"], let f = r.fields(node, path: "auth_modes", allowed: sectionKeys["auth_modes", default: []]) {
             record("auth_modes", node)
             if let v = f["offline"], let items = r.list(v, "auth_modes.offline") {
                 record("auth_modes.offline", v)
@@ -95,10 +117,10 @@ public enum PolicyLoader {
             }
         }
         // retry
-        if let node = top["retry"], let f = r.fields(node, path: "retry", allowed: retryPaths) {
+        if let node = top["retry"], let f = r.fields(node, path: "retry", allowed: sectionKeys["retry", default: []]) {
             record("retry", node)
             for key in retryPaths {
-                guard let v = f[key], let rf = r.fields(v, path: "retry.\(key)", allowed: ["max", "then"]) else { continue }
+                guard let v = f[key], let rf = r.fields(v, path: "retry.\(key)", allowed: retryLimitKeys) else { continue }
                 record("retry.\(key)", v)
                 var limit: Policy.RetryLimit
                 switch key {
@@ -119,7 +141,7 @@ public enum PolicyLoader {
             }
         }
         // fallback
-        if let node = top["fallback"], let f = r.fields(node, path: "fallback", allowed: ["on_offline_failure"]) {
+        if let node = top["fallback"], let f = r.fields(node, path: "fallback", allowed: sectionKeys["fallback", default: []]) {
             record("fallback", node)
             if let v = f["on_offline_failure"] {
                 p.fallback.onOfflineFailure = reaction(v, "fallback.on_offline_failure") ?? .idpLogin
@@ -127,7 +149,7 @@ public enum PolicyLoader {
             }
         }
         // signals
-        if let node = top["signals"], let f = r.fields(node, path: "signals", allowed: signalKeys) {
+        if let node = top["signals"], let f = r.fields(node, path: "signals", allowed: sectionKeys["signals", default: []]) {
             record("signals", node)
             for key in signalKeys {
                 guard let v = f[key] else { continue }
@@ -136,7 +158,7 @@ public enum PolicyLoader {
                 let allowed: [Reaction] = key == "license_revoked" ? [.readOnly, .wipe, .idpLogin] : endSession
                 var value: Policy.SignalReaction?
                 if case .mapping = v.kind {
-                    if let sf = r.fields(v, path: path, allowed: ["then", "notice_delay"]) {
+                    if let sf = r.fields(v, path: path, allowed: signalLongFormKeys) {
                         let then = r.require(
                             sf, "then", help: "say what happens: " + allowed.map { "`\($0.rawValue)`" }.joined(separator: " or ")
                         )
@@ -160,8 +182,7 @@ public enum PolicyLoader {
         }
         // device
         if let node = top["device"],
-            let f = r.fields(
-                node, path: "device", allowed: ["single_user", "bind_session", "clock_rollback", "clock_tolerance", "compromised"])
+            let f = r.fields(node, path: "device", allowed: sectionKeys["device", default: []])
         {
             record("device", node)
             if let v = f["bind_session"] {
@@ -180,7 +201,7 @@ public enum PolicyLoader {
         }
 
         // lint: warnings of `policyctl lint` the policy accepts on purpose
-        if let node = top["lint"], let f = r.fields(node, path: "lint", allowed: ["allow"]) {
+        if let node = top["lint"], let f = r.fields(node, path: "lint", allowed: sectionKeys["lint", default: []]) {
             record("lint", node)
             if let v = f["allow"], let items = r.list(v, "lint.allow") {
                 record("lint.allow", v)
@@ -210,7 +231,7 @@ public enum PolicyLoader {
 
         // What the values mean together: the same checks `CompiledPolicy` runs on a policy built in code.
         // cross_app
-        if let node = top["cross_app"], let f = r.fields(node, path: "cross_app", allowed: ["adopt", "apps"]) {
+        if let node = top["cross_app"], let f = r.fields(node, path: "cross_app", allowed: sectionKeys["cross_app", default: []]) {
             record("cross_app", node)
             if let v = f["adopt"] {
                 p.crossApp.adopt = r.keyword(v, "cross_app.adopt", Policy.Adoption.self) ?? .never
@@ -271,7 +292,7 @@ public enum PolicyLoader {
                 // Sources are keyed by the rule's position among the rules that load.
                 let path = "rules[\(p.rules.count)]"
                 let place = "rules[\(i)]"
-                guard let f = r.fields(item, path: place, allowed: ["name", "on", "when", "then", "description"]) else { continue }
+                guard let f = r.fields(item, path: place, allowed: ruleKeys) else { continue }
                 p.sources[path] = item.location
                 let name = r.require(f, "name", help: "give the rule a name, used in explanations").flatMap { r.name($0, f.path("name")) }
                 var on: [EventKind] = [.launch, .resume]
@@ -298,7 +319,7 @@ public enum PolicyLoader {
                 var outcome: Rule.Outcome?
                 if let v = r.require(f, "then", help: "say what happens, for example `then: { decision: wipe, reason: no_license }`"),
                     let tf = r.fields(
-                        v, path: f.path("then"), allowed: ["decision", "reason", "message", "notices", "notice_delay", "state"])
+                        v, path: f.path("then"), allowed: ruleOutcomeKeys)
                 {
                     p.sources["\(path).then"] = v.location
                     var decision: Decision?

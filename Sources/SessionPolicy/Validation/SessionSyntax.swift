@@ -1,13 +1,17 @@
 /// Reading session states and events from located syntax (for `policyctl eval`, scenario
 /// files and the server), with the same located diagnostics as policies.
 extension SyntaxReader {
-    static let stateKeys = [
+    /// Keys of a session state.
+    package static let stateKeys = [
         "state", "user", "device", "auth_mode", "last_idp_login", "last_online", "last_activity",
         "highest_time", "failures", "read_only", "biometric_locked",
     ]
     /// Keys of an event's context (everything but `type` and `time`).
     public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes", "app_id"]
-    static let deviceKeys = ["id", "keystore", "integrity"]
+    /// Keys of an event's `device`.
+    package static let deviceKeys = ["id", "keystore", "integrity"]
+    /// Keys of a session state's `failures`.
+    package static let failureKeys = ["biometric", "offline_login", "idp_login"]
 
     /// Reads a session state. Times may be relative to `base` (`-2d`) when one is given.
     public mutating func sessionState(_ node: SyntaxNode, path: String, relativeTo base: Timestamp? = nil) -> SessionState? {
@@ -26,7 +30,7 @@ extension SyntaxReader {
         if let v = f["highest_time"] { s.highestTime = time(v, f.path("highest_time"), relativeTo: base) }
         if let v = f["read_only"] { s.readOnly = bool(v, f.path("read_only")) ?? false }
         if let v = f["biometric_locked"] { s.biometricLocked = bool(v, f.path("biometric_locked")) ?? false }
-        if let v = f["failures"], let ff = fields(v, path: f.path("failures"), allowed: ["biometric", "offline_login", "idp_login"]) {
+        if let v = f["failures"], let ff = fields(v, path: f.path("failures"), allowed: Self.failureKeys) {
             func count(_ key: String) -> Int {
                 guard let n = ff[key], let c = int(n, ff.path(key)) else { return 0 }
                 if c < 0 { error(.invalidValue, "`\(ff.path(key))` cannot be negative", at: n); return 0 }
