@@ -23,7 +23,7 @@ struct DocsTests {
 
     @Test("the README's scenario example passes against the SpendiQ policy")
     func scenarioExample() throws {
-        let yaml = try #require(Self.blocks("yaml").dropFirst().first)
+        let yaml = try #require(Self.blocks("yaml").first { $0.contains("scenarios:") })
         let node = try #require(try YAMLSyntax.parse(yaml, file: "README.md").get())
         let (scenarios, diagnostics) = ScenarioLoader.load(node, file: "README.md", defaultPolicy: nil)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
@@ -38,7 +38,8 @@ struct DocsTests {
             .fileNotFound, .inputTooLarge, .invalidUTF8, .yamlSyntax, .yamlAnchor, .nestingTooDeep, .tooManyNodes, .duplicateKey,
             .emptyDocument, .unknownKey, .missingKey, .wrongType, .invalidValue, .invalidDuration, .invalidTime, .unsupportedVersion,
             .duplicateValue, .offlineModeNeedsIdP, .windowExceedsSessionMax, .retryMaxBelowOne, .reactionNotAllowed, .unknownPolicy,
-            .duplicatePolicyName, .unknownBehaviour, .noScenarios, .noPolicies, .unusedLintAllow,
+            .duplicatePolicyName, .unknownBehaviour, .noScenarios, .invalidExpression, .unknownAttribute, .typeMismatch, .ruleNotAllowed,
+            .noPolicies, .unusedLintAllow,
         ]
         for code in codes + PolicyLinter.lints.map(\.code) {
             #expect(doc.contains("`\(code.rawValue)`"), "\(code) is not in docs/diagnostics.md")

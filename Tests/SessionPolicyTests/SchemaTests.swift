@@ -229,7 +229,11 @@ struct SchemaTests {
     func readmeExamples() throws {
         let yaml = DocsTests.blocks("yaml")
         #expect(try Self.errors(Self.policySchema(), try #require(yaml.first)) == [])
-        #expect(try Self.errors(Self.scenarioSchema(), try #require(yaml.dropFirst().first)) == [])
+        #expect(try Self.errors(Self.scenarioSchema(), try #require(yaml.first { $0.contains("scenarios:") })) == [])
+        // The rules example is a fragment of a policy: it validates with a name and version.
+        let rules = try #require(yaml.first { $0.contains("rules:") })
+        #expect(try Self.errors(Self.policySchema(), "version: 1\nname: p\n" + rules) == [])
+        #expect(throws: Never.self) { try PolicyFile.compile(text: "version: 1\nname: p\n" + rules, file: "README.md").get() }
     }
 
     static let policyBase = "version: 1\nname: p\n"
