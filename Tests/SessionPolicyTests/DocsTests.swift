@@ -39,6 +39,7 @@ struct DocsTests {
             .emptyDocument, .unknownKey, .missingKey, .wrongType, .invalidValue, .invalidDuration, .invalidTime, .unsupportedVersion,
             .duplicateValue, .offlineModeNeedsIdP, .windowExceedsSessionMax, .retryMaxBelowOne, .reactionNotAllowed, .unknownPolicy,
             .duplicatePolicyName, .unknownBehaviour, .noScenarios, .invalidExpression, .unknownAttribute, .typeMismatch, .ruleNotAllowed,
+            .ruleNeverFires,
             .noPolicies, .unusedLintAllow,
         ]
         for code in codes + PolicyLinter.lints.map(\.code) {

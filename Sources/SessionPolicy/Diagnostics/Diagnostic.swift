@@ -83,6 +83,7 @@ extension DiagnosticCode {
     public static let compromisedDeviceNotWiped = DiagnosticCode("compromised-device-not-wiped")
     public static let largeClockTolerance = DiagnosticCode("large-clock-tolerance")
     public static let implicitKeyProtection = DiagnosticCode("implicit-key-protection")
+    public static let ruleNeverFires = DiagnosticCode("rule-never-fires")
     public static let unusedLintAllow = DiagnosticCode("unused-lint-allow")
 }
 

@@ -70,6 +70,11 @@ public enum PolicyLinter {
             code: .implicitKeyProtection,
             rationale: "a signed-JWT policy that does not say `key_protection` accepts software keys without anyone deciding so",
             check: implicitKeyProtection),
+        Lint(
+            code: .ruleNeverFires,
+            rationale:
+                "a rule that an earlier rule always pre-empts, or whose condition excludes its own events, is dead policy that reads as if it protected something",
+            check: ruleNeverFires),
     ]
 
     /// The warnings to report for `policy`: every lint's findings except those `lint.allow`
@@ -229,6 +234,52 @@ public enum PolicyLinter {
                 notes: ["elapsed time already counts from the highest time seen: the tolerance only has to absorb clock drift"],
                 help: "lower `device.clock_tolerance` to at most `\(largestClockTolerance)` (the default is `5m`)")
         ]
+    }
+
+    /// A rule never fires when an earlier rule applies to all its events with the same condition
+    /// (the first match decides), or when its condition requires an `event` it does not apply to.
+    /// (A rule can never shadow a revocation: rules do not apply to server signals.)
+    static func ruleNeverFires(_ p: Policy) -> [Diagnostic] {
+        let checker = ConditionChecker(attributes: p.attributes)
+        let conditions = p.rules.map { try? ExpressionParser.parse($0.when).flatMap { checker.check($0) }.get() }
+        var out: [Diagnostic] = []
+        for (j, rule) in p.rules.enumerated() {
+            guard let c = conditions[j] else { continue }
+            let at = p.sources["rules[\(j)]"]
+            if let i = (0..<j).first(where: { conditions[$0] == c && Set(p.rules[$0].on).isSuperset(of: rule.on) }) {
+                out.append(
+                    .warning(
+                        .ruleNeverFires, "rule `\(rule.name)` never fires: rule `\(p.rules[i].name)` before it has the same condition",
+                        at: at,
+                        notes: p.sources["rules[\(i)]"].map { ["`\(p.rules[i].name)` is at \($0)"] } ?? [],
+                        help: "remove one of the two rules, or make the conditions differ"))
+                continue
+            }
+            if let events = requiredEvents(c), !rule.on.contains(where: { events.contains($0.rawValue) }) {
+                out.append(
+                    .warning(
+                        .ruleNeverFires, "rule `\(rule.name)` never fires: its condition needs an event it does not apply to", at: at,
+                        help: "add the events to `on`, or remove the `event` test from `when`"))
+            }
+        }
+        return out
+    }
+
+    /// The events a condition requires (`event == x` or `event in [...]` on every path), if it says.
+    static func requiredEvents(_ c: Condition) -> Set<String>? {
+        switch c {
+        case let .oneOf(.event, values, negated: false): return Set(values)
+        case let .and(a, b):
+            switch (requiredEvents(a), requiredEvents(b)) {
+            case let (x?, y?): return x.intersection(y)
+            case let (x?, nil), let (nil, x?): return x
+            default: return nil
+            }
+        case let .or(a, b):
+            guard let x = requiredEvents(a), let y = requiredEvents(b) else { return nil }
+            return x.union(y)
+        default: return nil
+        }
     }
 
     static func implicitKeyProtection(_ p: Policy) -> [Diagnostic] {
