@@ -211,16 +211,6 @@ public struct LeverCoverage: Sendable {
 extension CoverageReport {
     /// The JSON form, under the check report's `coverage` key.
     struct JSON: Encodable {
-        struct Missed: Encodable {
-            var id: Int
-            var from: String
-            var event: String
-            var `guard`: String
-            var decision: String?
-            var reason: String
-            var levers: [String]
-            var location: String?
-        }
         struct Lever: Encodable {
             var lever: String
             var location: String?
@@ -234,7 +224,7 @@ extension CoverageReport {
             var total: Int
             var percent: Double
             var coveredTransitions: [Int]
-            var missed: [Missed]
+            var missed: [TransitionSummary]
             var levers: [Lever]
             var unvisitedStates: [String]
 
@@ -265,12 +255,7 @@ extension CoverageReport {
                 JSON.Policy(
                     policy: p.policy, scenarios: p.scenarios, covered: p.covered.count, total: p.total, percent: p.percent,
                     coveredTransitions: p.covered,
-                    missed: p.missed.map { t in
-                        JSON.Missed(
-                            id: t.id, from: t.from.rawValue, event: t.event.rawValue, guard: p.compiled.describe(t.guard),
-                            decision: t.action.decision?.rawValue, reason: t.action.reason.rawValue, levers: t.source.levers,
-                            location: t.source.location?.description)
-                    },
+                    missed: p.missed.map { TransitionSummary($0, in: p.compiled, withTarget: false) },
                     levers: p.levers.map {
                         JSON.Lever(lever: $0.lever, location: $0.location?.description, covered: $0.covered, total: $0.total)
                     },

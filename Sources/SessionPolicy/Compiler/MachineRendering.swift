@@ -66,31 +66,13 @@ extension CompiledPolicy {
 
     /// A stable JSON description of the machine.
     public func renderJSON() -> String {
-        struct Edge: Encodable {
-            var id: Int
-            var from: String
-            var event: String
-            var `guard`: String
-            var decision: String?
-            var reason: String
-            var to: String
-            var notices: Notices
-            var levers: [String]
-            var location: String?
-        }
         struct Machine: Encodable {
             var policy: String
             var states: [String]
             var events: [String]
-            var transitions: [Edge]
+            var transitions: [TransitionSummary]
         }
-        let edges = machine.transitions.map { t in
-            Edge(
-                id: t.id, from: t.from.rawValue, event: t.event.rawValue, guard: describe(t.guard),
-                decision: t.action.decision?.rawValue, reason: t.action.reason.rawValue,
-                to: { if case .resting = t.action.target { return "active|read_only" } else { return targetName(t) } }(),
-                notices: t.action.notices, levers: t.source.levers, location: t.source.location?.description)
-        }
+        let edges = machine.transitions.map { TransitionSummary($0, in: self, withTarget: true) }
         return JSONOutput.string(
             Machine(
                 policy: policy.name, states: MachineState.allCases.map(\.rawValue),
@@ -116,5 +98,55 @@ extension CompiledPolicy {
             }
         }
         return out
+    }
+}
+
+/// The JSON form of one transition, shared by `compile --format json` and coverage reports.
+public struct TransitionSummary: Encodable, Sendable {
+    public var id: Int
+    public var from: String
+    public var event: String
+    public var `guard`: String
+    public var decision: String?
+    public var reason: String
+    /// Where it goes (`active|read_only` for the resting state); only with `withTarget`.
+    public var to: String?
+    /// Its notices; only with `withTarget`.
+    public var notices: Notices?
+    public var levers: [String]
+    public var location: String?
+
+    /// Describes `t` of `policy`; `withTarget` adds where it goes and its notices.
+    public init(_ t: Transition, in policy: CompiledPolicy, withTarget: Bool) {
+        id = t.id
+        from = t.from.rawValue
+        event = t.event.rawValue
+        self.guard = policy.describe(t.guard)
+        decision = t.action.decision?.rawValue
+        reason = t.action.reason.rawValue
+        if withTarget {
+            if case .resting = t.action.target { to = "active|read_only" } else { to = policy.targetName(t) }
+            notices = t.action.notices
+        }
+        levers = t.source.levers
+        location = t.source.location?.description
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, from, event, `guard`, decision, reason, to, notices, levers, location
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(from, forKey: .from)
+        try c.encode(event, forKey: .event)
+        try c.encode(self.guard, forKey: .guard)
+        try c.encodeIfPresent(decision, forKey: .decision)
+        try c.encode(reason, forKey: .reason)
+        try c.encodeIfPresent(to, forKey: .to)
+        try c.encodeIfPresent(notices, forKey: .notices)
+        try c.encode(levers, forKey: .levers)
+        try c.encodeIfPresent(location, forKey: .location)
     }
 }
