@@ -23,8 +23,7 @@ struct CLITests {
 
     @Test("a failing scenario exits 1 and shows expected, actual and the explanation")
     func checkFailure() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("policyctl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixtures.temporaryDirectory("policyctl")
         defer { try? FileManager.default.removeItem(at: dir) }
         let scenario = dir.appendingPathComponent("wrong.yaml").path
         try """
@@ -116,8 +115,7 @@ struct CLITests {
 
     @Test("a check that finds no scenarios is an error, not a pass")
     func noScenarios() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixtures.temporaryDirectory("empty")
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try CLI.run(["check", "policies", dir.path])
         #expect(r.status == 2)
@@ -126,7 +124,7 @@ struct CLITests {
 
     @Test("a scenario may name its policy by a relative path that is also loaded from a directory")
     func policyByPath() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rel-\(UUID().uuidString)")
+        let dir = try Fixtures.temporaryDirectory("rel")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("ex"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("policies"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -211,8 +209,7 @@ struct CLITests {
 
     @Test("explain shows every guard tried with its facts and policy line, from one document or two")
     func explain() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("explain-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixtures.temporaryDirectory("explain")
         defer { try? FileManager.default.removeItem(at: dir) }
         let state = dir.appendingPathComponent("state.yaml").path
         let event = dir.appendingPathComponent("event.yaml").path
@@ -284,8 +281,7 @@ struct CLITests {
         #expect(r.status == 2)
         #expect(r.stderr.contains("Tests/Fixtures/bad-policies/unknown-key.yaml:4:3: error[unknown-key]"), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixtures.temporaryDirectory("lint")
         defer { try? FileManager.default.removeItem(at: dir) }
         let empty = try CLI.run(["lint", dir.path, "--format", "json"])
         #expect(empty.status == 2)
@@ -300,8 +296,7 @@ struct CLITests {
 struct CheckCoverageCLITests {
     /// A scenario file with one failing and one passing scenario, in a fresh directory.
     static func failingScenario() throws -> (dir: URL, path: String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cov-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixtures.temporaryDirectory("cov")
         let path = dir.appendingPathComponent("wrong.yaml").path
         try """
         policy: spendiq

@@ -143,3 +143,12 @@ public enum CLI {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+extension Fixtures {
+    /// A new empty directory under the system's temporary directory; remove it with `defer`.
+    public static func temporaryDirectory(_ prefix: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+}
