@@ -28,15 +28,7 @@ struct Eval: ParsableCommand {
         let (loaded, state, event) = try EvaluationInput.load(policy: policy, documents: [input], json: format == .json)
         let compiled = loaded.compiled
         let (outcome, trace) = compiled.explain(state, event)
-        let t = compiled.transition(of: outcome)
-        let report = EvalReport(
-            policy: compiled.name, outcome: outcome,
-            decidedBy: t.map {
-                .init(
-                    transition: $0.id, check: compiled.describe($0.guard), levers: $0.source.levers,
-                    location: $0.source.location?.description)
-            },
-            trace: explain ? trace : nil)
+        let report = EvaluationReport(policy: compiled, outcome: outcome, decidedBy: true, trace: explain ? trace : nil)
         if format == .json {
             print(JSONOutput.string(report))
         } else {
@@ -48,24 +40,5 @@ struct Eval: ParsableCommand {
                 print("  decided by #\(d.transition) \(d.check) [\(d.levers.joined(separator: ", "))] \(d.location ?? "")")
             }
         }
-    }
-}
-
-/// What `eval` prints.
-struct EvalReport: Encodable {
-    struct DecidedBy: Encodable {
-        var transition: Int
-        var check: String
-        var levers: [String]
-        var location: String?
-    }
-    var policy: String
-    var outcome: Outcome
-    var decidedBy: DecidedBy?
-    var trace: [TraceStep]?
-
-    enum CodingKeys: String, CodingKey {
-        case policy, outcome, trace
-        case decidedBy = "decided_by"
     }
 }

@@ -41,12 +41,7 @@ enum EvaluationInput {
         var state = SessionState()
         var event: Event?
         if nodes.count == 1 {
-            if let f = r.fields(nodes[0], path: "", allowed: ["state", "event"]) {
-                if let s = f["state"], let st = r.sessionState(s, path: "state") { state = st }
-                event = r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
-                    r.event($0, path: "event")
-                }
-            }
+            if let input = r.evaluationInput(nodes[0], path: "") { (state, event) = input }
         } else {
             if let st = r.sessionState(nodes[0], path: "state") { state = st }
             event = r.event(nodes[1], path: "event")

@@ -6,16 +6,16 @@ import SessionPolicyYAML
 
 /// `policyctl`: check, lint, evaluate and compile session policies.
 @main
-struct PolicyCtl: ParsableCommand {
+struct PolicyCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policyctl",
-        abstract: "Check, lint, evaluate and compile SessionPolicy files.",
+        abstract: "Check, lint, evaluate, compile and serve SessionPolicy files.",
         discussion: """
             Exit codes: 0 success; 1 a scenario failed (check), or a warning with --strict (lint); \
             2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
         version: "0.1.0",
-        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self])
+        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self, Serve.self])
 }
 
 /// Exit codes, a documented contract.

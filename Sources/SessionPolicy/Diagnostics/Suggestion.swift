@@ -1,7 +1,7 @@
 /// "Did you mean" suggestions by edit distance.
 public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a plausible typo.
-    static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let w = Array(word.lowercased().unicodeScalars)
         var best: (String, Int)?
         for candidate in candidates {

@@ -115,3 +115,37 @@ extension SyntaxReader {
         }
     }
 }
+
+extension SyntaxReader {
+    /// Reads one evaluation input, `{"state": {...}, "event": {...}}` with `state` optional
+    /// (default: signed out): what `policyctl eval` and the server's evaluate endpoints take.
+    public mutating func evaluationInput(_ node: SyntaxNode, path: String) -> (state: SessionState, event: Event)? {
+        guard let f = fields(node, path: path, allowed: ["state", "event"]) else { return nil }
+        let before = diagnostics.count
+        var state = SessionState()
+        if let s = f["state"], let st = sessionState(s, path: f.path("state")) { state = st }
+        let event = require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
+            self.event($0, path: f.path("event"))
+        }
+        guard let event, diagnostics.count == before else { return nil }
+        return (state, event)
+    }
+
+    /// Reads a batch, `{"items": [{"state": ..., "event": ...}, ...]}`, of at most `limit` items.
+    public mutating func evaluationBatch(_ node: SyntaxNode, limit: Int) -> [(state: SessionState, event: Event)]? {
+        guard let f = fields(node, path: "", allowed: ["items"]),
+            let items = require(f, "items", help: "send `items`: a list of `{state, event}`").flatMap({ list($0, "items") })
+        else { return nil }
+        if items.count > limit {
+            error(.inputTooLarge, "the batch has \(items.count) items, more than the limit of \(limit)", at: node, help: "split it")
+            return nil
+        }
+        let before = diagnostics.count
+        var out: [(state: SessionState, event: Event)] = []
+        out.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            if let input = evaluationInput(item, path: "items[\(i)]") { out.append(input) }
+        }
+        return diagnostics.count == before ? out : nil
+    }
+}

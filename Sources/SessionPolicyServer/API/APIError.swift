@@ -1,0 +1,105 @@
+import Foundation
+public import HTTPTypes
+public import Hummingbird
+public import SessionPolicy
+
+/// Diagnostic codes only the server uses (documented in docs/diagnostics.md with the others).
+extension DiagnosticCode {
+    /// The body is not valid JSON.
+    public static let invalidJSON = DiagnosticCode("invalid-json")
+    /// No route for this path, or no such session, device session or policy.
+    public static let notFound = DiagnosticCode("not-found")
+    /// The route exists but not for this method.
+    public static let methodNotAllowed = DiagnosticCode("method-not-allowed")
+    /// No valid user token, or a wrong pool secret.
+    public static let unauthorized = DiagnosticCode("unauthorized")
+    /// A valid token that may not do this (another user's session).
+    public static let forbidden = DiagnosticCode("forbidden")
+    /// Too many requests from this client or for this device.
+    public static let rateLimited = DiagnosticCode("rate-limited")
+    /// The store failed; nothing was decided or stored.
+    public static let storeUnavailable = DiagnosticCode("store-unavailable")
+    /// A ticket that is unknown, already used, or expired.
+    public static let invalidTicket = DiagnosticCode("invalid-ticket")
+    /// Any other HTTP failure (the message says which).
+    public static let requestFailed = DiagnosticCode("request-failed")
+    /// A user pool the server is not configured for.
+    public static let unknownPool = DiagnosticCode("unknown-pool")
+}
+
+/// A request that cannot be answered, with the located diagnostics of the CLI's JSON output
+/// (`{"diagnostics": [...]}`) as its body.
+public struct APIError: HTTPResponseError {
+    public var status: HTTPResponse.Status
+    /// What is wrong.
+    public var diagnostics: [Diagnostic]
+    /// Extra headers (`Retry-After`, `WWW-Authenticate`).
+    public var headers: HTTPFields
+
+    /// Creates an error.
+    public init(_ status: HTTPResponse.Status, _ diagnostics: [Diagnostic], headers: HTTPFields = [:]) {
+        self.status = status
+        self.diagnostics = diagnostics
+        self.headers = headers
+    }
+
+    /// Creates an error with one diagnostic without a location.
+    public init(
+        _ status: HTTPResponse.Status, _ code: DiagnosticCode, _ message: String, help: String? = nil, headers: HTTPFields = [:]
+    ) {
+        self.init(status, [.error(code, message, at: nil, help: help)], headers: headers)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/json"
+        return Response(
+            status: status, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: DiagnosticRenderer.json(diagnostics) + "\n")))
+    }
+
+    static func badRequest(_ diagnostics: [Diagnostic]) -> APIError { APIError(.badRequest, diagnostics) }
+
+    static func notFound(_ message: String, help: String? = nil) -> APIError {
+        APIError(.notFound, .notFound, message, help: help)
+    }
+
+    static func unknownPolicy(_ name: String, known: [String]) -> APIError {
+        var help = "the server serves " + (known.isEmpty ? "no policies" : known.sorted().map { "`\($0)`" }.joined(separator: ", "))
+        if let near = Suggestion.closest(to: name, in: known) { help = "did you mean `\(near)`? " + help }
+        return APIError(.notFound, .unknownPolicy, "no policy `\(name)`", help: help)
+    }
+
+    static func store(_ error: StoreError) -> APIError {
+        APIError(
+            .serviceUnavailable, .storeUnavailable, "the session store is unavailable; nothing was decided or stored",
+            help: "retry later; the server's log has the cause")
+    }
+}
+
+/// Turns the router's and the body reader's own errors into diagnostic JSON too, so every
+/// error a client sees has one shape.
+struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound:
+                throw APIError(
+                    .notFound, .notFound, "no route `\(request.method.rawValue) \(request.uri.path)`",
+                    help: "the API is under `/v1`; see docs/openapi.yaml")
+            case .contentTooLarge:
+                throw APIError(
+                    .contentTooLarge, .inputTooLarge, "the request body is too large",
+                    help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+            case .methodNotAllowed:
+                throw APIError(.methodNotAllowed, .methodNotAllowed, "`\(request.method.rawValue)` is not allowed on `\(request.uri.path)`")
+            default:
+                throw APIError(error.status, .requestFailed, error.body ?? error.status.reasonPhrase.lowercased())
+            }
+        }
+    }
+}

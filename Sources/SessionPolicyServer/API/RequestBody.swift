@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SessionPolicy
+import SessionPolicyYAML
+
+/// Reading JSON request bodies: bounded, strictly JSON, then the same located reader the CLI
+/// uses, so a mistake gets the CLI's diagnostic (`body:LINE:COLUMN`, message, help).
+enum RequestBody {
+    /// The file name diagnostics give a request body.
+    static let file = "body"
+
+    /// Collects at most `limit` bytes (a larger body is a 413).
+    static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        var request = request
+        return try await request.collectBody(upTo: limit)
+    }
+
+    /// The located syntax of a JSON object body; anything else is a 400 with diagnostics.
+    static func syntax(_ buffer: ByteBuffer) throws(APIError) -> SyntaxNode {
+        let mistake = buffer.withUnsafeReadableBytes { StrictJSON.check($0) }
+        if let mistake {
+            throw .badRequest([
+                .error(
+                    .invalidJSON, mistake.message, at: SourceLocation(file: file, line: mistake.line, column: mistake.column),
+                    help: "send one JSON object (`Content-Type: application/json`)")
+            ])
+        }
+        switch YAMLSyntax.parse(Data(buffer: buffer), file: file) {
+        case let .failure(e):
+            throw .badRequest(e.diagnostics)
+        case .success(nil):
+            throw .badRequest([.error(.emptyDocument, "the body is empty", at: SourceLocation(file: file, line: 1, column: 1))])
+        case let .success(node?):
+            return node
+        }
+    }
+
+    /// Reads a body with `read`, turning its diagnostics into a 400.
+    static func read<T>(_ buffer: ByteBuffer, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(APIError) -> T {
+        let node = try syntax(buffer)
+        var reader = SyntaxReader()
+        let value = read(&reader, node)
+        if reader.diagnostics.hasErrors || value == nil {
+            var diagnostics = reader.diagnostics
+            if diagnostics.isEmpty {
+                diagnostics.append(.error(.invalidValue, "the body is not a valid request", at: node.location))
+            }
+            throw .badRequest(diagnostics)
+        }
+        return value!
+    }
+}

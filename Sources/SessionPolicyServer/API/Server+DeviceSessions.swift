@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SessionPolicy
+
+/// Cross-app device sessions (seeds 002/004: create, track, exchange, destroy). An app that
+/// signed in creates one for (pool, device, app); another app of the vendor on that device
+/// detects it without a login and gets display data and a one-time ticket, never tokens, if the
+/// policy lets it adopt the session; its back end exchanges the ticket, with the pool secret,
+/// for the user's data.
+extension Server {
+    /// `POST /v1/device-sessions` with the user's token: `{pool, device, app, nickname?, avatar?}`.
+    func createDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let claims = try await user(request)
+        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
+        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
+            r.names(node, required: ["pool", "device", "app"], optional: ["nickname", "avatar"])
+        }
+        let pool = try knownPool(fields["pool"]!)
+        let now = clock()
+        let limit = now.adding(TimeSpan(seconds: configuration.deviceSessionLifetime.components.seconds))
+        let tokenExpiry = Timestamp(millisecondsSinceEpoch: Int64(claims.exp.value.timeIntervalSince1970 * 1000))
+        let session = DeviceSession(
+            pool: pool, device: fields["device"]!, app: fields["app"]!, user: claims.sub.value,
+            nickname: fields["nickname"] ?? claims.nickname ?? claims.name, avatar: fields["avatar"] ?? claims.picture,
+            profile: claims.profile, createdAt: now, expiresAt: min(limit, tokenExpiry))
+        try await stored("put_device_session") { try await store.putDeviceSession(session) }
+        return Self.json(DeviceSessionReport(session), status: .created)
+    }
+
+    /// `POST /v1/device-sessions/detect`, no login: `{pool, device, app, policy, integrity?}`.
+    /// Rate-limited per client address and per device id (device ids can be guessed).
+    func detectDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
+        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
+            r.names(node, required: ["pool", "device", "app", "policy"], optional: ["integrity"])
+        }
+        let pool = try knownPool(fields["pool"]!)
+        let device = fields["device"]!, app = fields["app"]!
+        let now = clock()
+        let seconds = Double(now.millisecondsSinceEpoch) / 1000
+        let client = context.remoteAddress?.ipAddress ?? "unknown"
+        for (limiter, key, name) in [(detectPerClient, client, "client"), (detectPerDevice, "\(pool)\u{0}\(device)", "device")] {
+            if let wait = limiter.spend(key, now: seconds) {
+                metrics.rateLimited("detect_per_\(name)")
+                throw APIError(
+                    .tooManyRequests, .rateLimited, "too many detections for this \(name); try again later",
+                    help: "wait \(Int(wait.rounded(.up))) s", headers: [.retryAfter: String(Int(wait.rounded(.up)))])
+            }
+        }
+        guard let policy = policies.policy(named: fields["policy"]!) else {
+            throw APIError.unknownPolicy(fields["policy"]!, known: Array(policies.snapshot.policies.keys))
+        }
+        var integrity: Integrity?
+        if let text = fields["integrity"] {
+            guard let value = Integrity(rawValue: text) else {
+                throw APIError.badRequest([
+                    .error(.invalidValue, "`integrity` must be `ok` or `compromised`, found `\(text)`", at: nil)
+                ])
+            }
+            integrity = value
+        }
+        let sessions = try await stored("device_sessions") { try await store.deviceSessions(pool: pool, device: device, now: now) }
+        // Another app's session, the newest first; the asking app's own only if there is no other.
+        guard let found = sessions.reversed().first(where: { $0.app != app }) ?? sessions.last else {
+            return Self.json(DetectionReport(found: false))
+        }
+        var event = Event(.deviceSessionDetected, at: now)
+        event.appID = found.app
+        event.user = found.user
+        event.device = Event.DeviceFacts(id: device, integrity: integrity)
+        let outcome = policy.evaluate(SessionState(device: device), event)
+        metrics.decided(policy: policy.name, outcome)
+        let adoption = DetectionReport.Adoption(outcome)
+        guard outcome.decision == .allow || outcome.decision == .requireBiometric else {
+            // The policy refuses: no display data, no ticket; the app signs in at its IdP.
+            return Self.json(DetectionReport(found: true, adoption: adoption))
+        }
+        let ticket = Secrets.newTicket()
+        let expires = now.adding(TimeSpan(seconds: configuration.ticketLifetime.components.seconds))
+        let grant = TicketGrant(pool: pool, device: device, detectedBy: app, session: found, expiresAt: expires)
+        try await stored("put_ticket") { try await store.putTicket(hash: Secrets.hash(ticket: ticket), grant: grant) }
+        return Self.json(
+            DetectionReport(
+                found: true, nickname: found.nickname, avatar: found.avatar, ticket: ticket, ticketExpiresAt: expires,
+                adoption: adoption))
+    }
+
+    /// `POST /v1/device-sessions/exchange` from a back end, with `X-Pool-Secret`: `{pool, ticket}`
+    /// -> the user's data. A ticket works once.
+    func exchangeTicket(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
+        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
+            r.names(node, required: ["pool", "ticket"], optional: [])
+        }
+        let pool = fields["pool"]!
+        // Compare against a stand-in for unknown pools too, so timing tells nothing.
+        let secret = configuration.pools[pool] ?? "\u{0}unknown-pool\u{0}"
+        let given = request.headers[.poolSecret] ?? ""
+        guard Secrets.equal(given, secret), configuration.pools[pool] != nil else {
+            throw APIError(
+                .unauthorized, .unauthorized, "the pool secret is missing or wrong",
+                help: "send the pool's secret in `X-Pool-Secret`, from a back end only")
+        }
+        let hash = Secrets.hash(ticket: fields["ticket"]!)
+        guard let grant = try await stored("take_ticket", { try await store.takeTicket(hash: hash, pool: pool, now: clock()) })
+        else {
+            throw APIError(
+                .notFound, .invalidTicket, "the ticket is unknown, already used or expired",
+                help: "detect the session again for a new ticket")
+        }
+        return Self.json(ExchangeReport(grant))
+    }
+
+    /// `DELETE /v1/device-sessions/{pool}/{device}/{app}` with the user's token: ends that app's
+    /// device session; `DELETE /v1/device-sessions/{pool}/{device}` ends every app's
+    /// (`destroy_all`). Only the token's user's sessions end.
+    func destroyDeviceSessions(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let claims = try await user(request)
+        let pool = try knownPool(context.parameters.get("pool") ?? "")
+        let device = context.parameters.get("device") ?? ""
+        let app = context.parameters.get("app")
+        let n = try await stored("delete_device_sessions") {
+            try await store.deleteDeviceSessions(pool: pool, device: device, user: claims.sub.value, app: app)
+        }
+        return Self.json(["ended": n])
+    }
+
+    private func knownPool(_ pool: String) throws(APIError) -> String {
+        guard configuration.pools[pool] != nil else {
+            throw APIError(
+                .notFound, .unknownPool, "no user pool `\(pool)`",
+                help: "the server is configured with `--pool ID:SECRET` for each pool it serves")
+        }
+        return pool
+    }
+}
+
+extension HTTPField.Name {
+    /// The header a back end sends a pool's secret in.
+    static let poolSecret = HTTPField.Name("X-Pool-Secret")!
+}
+
+extension SyntaxReader {
+    /// Reads a flat object of names: the `required` keys and any of the `optional` ones.
+    mutating func names(_ node: SyntaxNode, required: [String], optional: [String]) -> [String: String]? {
+        guard let f = fields(node, path: "", allowed: required + optional) else { return nil }
+        let before = diagnostics.count
+        var out: [String: String] = [:]
+        for key in required {
+            if let v = require(f, key), let s = name(v, key) { out[key] = s }
+        }
+        for key in optional {
+            if let v = f[key], let s = name(v, key) { out[key] = s }
+        }
+        return diagnostics.count == before ? out : nil
+    }
+}
+
+/// A device session as the API shows it to its own user.
+struct DeviceSessionReport: Encodable {
+    var session: DeviceSession
+    init(_ session: DeviceSession) { self.session = session }
+
+    enum CodingKeys: String, CodingKey {
+        case pool, device, app, user, nickname, avatar
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(session.pool, forKey: .pool)
+        try c.encode(session.device, forKey: .device)
+        try c.encode(session.app, forKey: .app)
+        try c.encode(session.user, forKey: .user)
+        try c.encodeIfPresent(session.nickname, forKey: .nickname)
+        try c.encodeIfPresent(session.avatar, forKey: .avatar)
+        try c.encode(session.createdAt, forKey: .createdAt)
+        try c.encode(session.expiresAt, forKey: .expiresAt)
+    }
+}
+
+/// What detection returns: display data and a ticket, never the user id or a token.
+struct DetectionReport: Encodable {
+    struct Adoption: Encodable {
+        var decision: Decision?
+        var reason: Reason
+        var message: String
+        init(_ o: Outcome) {
+            decision = o.decision
+            reason = o.reason
+            message = o.message
+        }
+    }
+    var found: Bool
+    var nickname: String?
+    var avatar: String?
+    var ticket: String?
+    var ticketExpiresAt: Timestamp?
+    var adoption: Adoption?
+
+    enum CodingKeys: String, CodingKey {
+        case found, nickname, avatar, ticket, adoption
+        case ticketExpiresAt = "ticket_expires_at"
+    }
+}
+
+/// What a ticket is exchanged for.
+struct ExchangeReport: Encodable {
+    var user: String
+    var profile: [String: String]
+    var app: String
+    var device: String
+    var detectedBy: String
+
+    init(_ g: TicketGrant) {
+        user = g.session.user
+        profile = g.session.profile
+        app = g.session.app
+        device = g.device
+        detectedBy = g.detectedBy
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user, profile, app, device
+        case detectedBy = "detected_by"
+    }
+}

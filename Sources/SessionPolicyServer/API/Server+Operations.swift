@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SessionPolicy
+
+/// Health, metrics and what serves.
+extension Server {
+    /// `GET /healthz`: 200 when the store answers and at least one policy serves (`status` is
+    /// `degraded` while a policy file is broken and its last good version serves); else 503.
+    func health(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let snapshot = policies.snapshot
+        var storeOK = true
+        do {
+            _ = try await store.session(SessionKey(policy: "", user: "", device: ""))
+        } catch {
+            storeOK = false
+            metrics.storeError("health")
+        }
+        let healthy = storeOK && !snapshot.policies.isEmpty
+        let report = HealthReport(
+            status: !healthy ? "failing" : snapshot.problems.isEmpty ? "ok" : "degraded",
+            store: .init(kind: store.kind, ok: storeOK),
+            policies: snapshot.policies.keys.sorted(),
+            problems: PoliciesReport.problems(snapshot))
+        return Self.json(report, status: healthy ? .ok : .serviceUnavailable)
+    }
+
+    /// `GET /metrics`: Prometheus text format.
+    func metricsText(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(metrics.render())
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: buffer))
+    }
+
+    /// `GET /v1/policies`: the policies that serve and the files that do not compile.
+    func listPolicies(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let snapshot = policies.snapshot
+        let iso = ISO8601DateFormatter()
+        return Self.json(
+            PoliciesReport(
+                policies: snapshot.policies.values.sorted { $0.policy.name < $1.policy.name }.map {
+                    .init(
+                        name: $0.policy.name, description: $0.policy.policy.description, file: $0.file, digest: $0.digest,
+                        loadedAt: iso.string(from: $0.loadedAt))
+                },
+                problems: PoliciesReport.problems(snapshot)))
+    }
+}
+
+struct HealthReport: Encodable {
+    struct Store: Encodable {
+        var kind: String
+        var ok: Bool
+    }
+    var status: String
+    var store: Store
+    var policies: [String]
+    var problems: [PoliciesReport.Problem]
+}
+
+struct PoliciesReport: Encodable {
+    struct Policy: Encodable {
+        var name: String
+        var description: String?
+        var file: String
+        var digest: String
+        var loadedAt: String
+        enum CodingKeys: String, CodingKey {
+            case name, description, file, digest
+            case loadedAt = "loaded_at"
+        }
+    }
+    struct Problem: Encodable {
+        var file: String
+        var stillServing: String?
+        var diagnostics: [Diagnostic]
+        enum CodingKeys: String, CodingKey {
+            case file, diagnostics
+            case stillServing = "still_serving"
+        }
+    }
+    var policies: [Policy]
+    var problems: [Problem]
+
+    static func problems(_ s: PolicyRegistry.Snapshot) -> [Problem] {
+        s.problems.values.sorted { $0.file < $1.file }.map {
+            Problem(file: $0.file, stillServing: $0.stillServing, diagnostics: $0.diagnostics.sortedForOutput())
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SessionPolicy
+
+/// Stateful evaluation: the server keeps each (policy, user, device) session's state. Every
+/// route needs the user's token, and a token opens only its own user's sessions.
+extension Server {
+    /// The session the path names, after checking that the token's user owns it.
+    func sessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> (SessionKey, CompiledPolicy) {
+        let policy = try policy(context)
+        let user = context.parameters.get("user") ?? ""
+        let device = context.parameters.get("device") ?? ""
+        let claims = try await self.user(request)
+        guard claims.sub.value == user else {
+            throw APIError(
+                .forbidden, .forbidden, "the token's user may not read or change another user's session",
+                help: "use the session path of the token's own user")
+        }
+        return (SessionKey(policy: policy.name, user: user, device: device), policy)
+    }
+
+    /// `POST /v1/policies/{policy}/sessions/{user}/{device}/events`: `{event}` -> the decision,
+    /// with the new state stored atomically (a session's events are serialized; none is lost).
+    func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let (key, policy) = try await sessionKey(request, context)
+        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
+        var event = try RequestBody.read(body) { r, node -> Event? in
+            guard let f = r.fields(node, path: "", allowed: ["event"]) else { return nil }
+            return r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
+                r.event($0, path: "event")
+            }
+        }
+        // The path names the session: an event about another user or device does not belong here.
+        if let other = event.user, other != key.user {
+            throw APIError.badRequest([
+                .error(
+                    .invalidValue, "`event.user` is `\(other)` but this is the session of `\(key.user)`", at: nil,
+                    help: "send the event to the session of `\(other)`, or leave `user` out")
+            ])
+        }
+        if let other = event.device.id, other != key.device {
+            throw APIError.badRequest([
+                .error(
+                    .invalidValue, "`event.device.id` is `\(other)` but this is the session on `\(key.device)`", at: nil,
+                    help: "leave `device.id` out; the path names the device")
+            ])
+        }
+        event.user = key.user
+        event.device.id = key.device
+        let input = event
+        let (saved, outcome) = try await stored("update_session") {
+            try await store.updateSession(key, now: clock()) { old in
+                let state = old?.state ?? SessionState(user: key.user, device: key.device)
+                let outcome = policy.evaluate(state, input)
+                return (outcome.state, outcome)
+            }
+        }
+        metrics.decided(policy: policy.name, outcome)
+        var ended = 0
+        if outcome.decision == .wipe {
+            // Local data is gone: so is this user's device session (all apps' if the account or
+            // its tokens ended), so other apps no longer detect it.
+            let everyApp = [.accountDeactivated, .tokensRevoked].contains(event.kind) || event.appID == nil
+            ended = try await stored("delete_device_sessions") {
+                try await store.deleteDeviceSessions(
+                    pool: nil, device: key.device, user: key.user, app: everyApp ? nil : event.appID)
+            }
+        }
+        return Self.json(
+            SessionEventReport(
+                policy: policy.name, outcome: outcome, revision: saved.revision, deviceSessionsEnded: ended))
+    }
+
+    /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
+    func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let (key, _) = try await sessionKey(request, context)
+        guard let s = try await stored("get_session", { try await store.session(key) }) else {
+            throw APIError.notFound("no stored session for this user and device", help: "its first event creates it")
+        }
+        return Self.json(
+            SessionReport(
+                policy: key.policy, user: key.user, device: key.device, revision: s.revision, updatedAt: s.updatedAt,
+                state: s.state))
+    }
+
+    /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state.
+    func deleteSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let (key, _) = try await sessionKey(request, context)
+        guard try await stored("delete_session", { try await store.deleteSession(key) }) else {
+            throw APIError.notFound("no stored session for this user and device")
+        }
+        return Response(status: .noContent)
+    }
+}
+
+/// What a stateful event returns.
+struct SessionEventReport: Encodable {
+    var policy: String
+    var outcome: Outcome
+    var revision: Int64
+    var deviceSessionsEnded: Int
+
+    enum CodingKeys: String, CodingKey {
+        case policy, outcome, revision
+        case deviceSessionsEnded = "device_sessions_ended"
+    }
+}
+
+/// What reading a stored session returns.
+struct SessionReport: Encodable {
+    var policy: String
+    var user: String
+    var device: String
+    var revision: Int64
+    var updatedAt: Timestamp
+    var state: SessionState
+
+    enum CodingKeys: String, CodingKey {
+        case policy, user, device, revision, state
+        case updatedAt = "updated_at"
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+public import SessionPolicy
+
+/// The server's shared parts, which the route handlers use: policies, store, token verifier,
+/// rate limits, metrics, configuration and the server clock (injectable for tests).
+struct Server: Sendable {
+    let configuration: ServerConfiguration
+    let policies: PolicyRegistry
+    let store: any SessionStore
+    let verifier: TokenVerifier
+    let metrics: ServerMetrics
+    let detectPerClient: RateLimiter
+    let detectPerDevice: RateLimiter
+    let clock: @Sendable () -> Timestamp
+
+    /// The policy named in the path, or a 404 naming the ones that serve.
+    func policy(_ context: ServerRequestContext) throws(APIError) -> CompiledPolicy {
+        let name = context.parameters.get("policy") ?? ""
+        guard let policy = policies.policy(named: name) else {
+            throw APIError.unknownPolicy(name, known: Array(policies.snapshot.policies.keys))
+        }
+        return policy
+    }
+
+    /// Runs a store operation, turning its failure into a 503 and counting it.
+    func stored<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            metrics.storeError(operation)
+            Logger(label: "sessionpolicy.store").error(
+                "store operation failed", metadata: ["operation": "\(operation)", "error": "\(error)"])
+            throw APIError.store(error)
+        }
+    }
+
+    /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.
+    func user(_ request: Request) async throws(APIError) -> TokenVerifier.Claims {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw APIError(
+                .unauthorized, .unauthorized, "this request needs the user's token", help: "send `Authorization: Bearer <JWT>`",
+                headers: [.wwwAuthenticate: "Bearer"])
+        }
+        do {
+            return try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+        } catch {
+            throw APIError(
+                .unauthorized, .unauthorized, "the token is not valid",
+                help: "send an unexpired token signed with a key the server is configured with",
+                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+        }
+    }
+
+    /// A JSON response with stable key order.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return bytes(data, status: status)
+    }
+
+    /// A JSON response from encoded bytes.
+    static func bytes(_ data: some Collection<UInt8>, status: HTTPResponse.Status = .ok) -> Response {
+        var buffer = ByteBuffer()
+        buffer.writeBytes(data)
+        buffer.writeString("\n")
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
+    }
+}

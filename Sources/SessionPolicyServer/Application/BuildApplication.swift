@@ -1,0 +1,132 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+import NIOCore
+import ServiceLifecycle
+public import SessionPolicy
+
+/// Builds the server: loads the policies, opens and prepares the store, and wires the routes.
+///
+/// - Parameters:
+///   - configuration: what to serve, where, with which keys.
+///   - logger: where the server logs (libraries never make their own).
+///   - clock: the server's clock (tokens' and tickets' lifetimes); injectable for tests.
+///   - handleSignals: reload on SIGHUP (off for servers started inside tests).
+///   - onServerRunning: called with the bound port once the server listens.
+/// - Throws: ``ConfigurationError`` for a bad configuration, ``StoreError`` if the store
+///   cannot be opened or prepared.
+public func buildApplication(
+    configuration: ServerConfiguration,
+    logger: Logger,
+    clock: @escaping @Sendable () -> Timestamp = { Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)) },
+    handleSignals: Bool = true,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let policies = PolicyRegistry(directory: configuration.policyDirectory)
+    let metrics = ServerMetrics()
+    policies.reload(logger: logger)
+    let loaded = policies.snapshot
+    metrics.reloaded(ok: loaded.problems.isEmpty, policies: loaded.policies.count, broken: loaded.problems.count)
+    if loaded.policies.isEmpty {
+        throw ConfigurationError(
+            "no policy in `\(configuration.policyDirectory)` compiles",
+            help: "check them with `policyctl check \(configuration.policyDirectory)`, or give another directory with `--policies`")
+    }
+    let verifier = try await TokenVerifier(
+        hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM,
+        issuer: configuration.tokenIssuer, audience: configuration.tokenAudience)
+    if !verifier.hasKeys {
+        logger.warning("no token keys configured: session and device-session routes refuse every request")
+    }
+    let store = try configuration.storage.makeStore(logger: logger)
+    let server = Server(
+        configuration: configuration, policies: policies, store: store, verifier: verifier, metrics: metrics,
+        detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
+        detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
+        clock: clock)
+
+    let router = Router(context: ServerRequestContext.self)
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: DiagnosticErrorMiddleware())
+    router.get("/healthz", use: server.health)
+    router.get("/metrics", use: server.metricsText)
+    let v1 = router.group("v1")
+    v1.get("policies", use: server.listPolicies)
+    v1.post("policies/:policy/evaluate", use: server.evaluate)
+    v1.post("policies/:policy/evaluate/batch", use: server.evaluateBatch)
+    v1.post("policies/:policy/sessions/:user/:device/events", use: server.sessionEvent)
+    v1.get("policies/:policy/sessions/:user/:device", use: server.getSession)
+    v1.delete("policies/:policy/sessions/:user/:device", use: server.deleteSession)
+    v1.post("device-sessions", use: server.createDeviceSession)
+    v1.post("device-sessions/detect", use: server.detectDeviceSession)
+    v1.post("device-sessions/exchange", use: server.exchangeTicket)
+    v1.delete("device-sessions/:pool/:device/:app", use: server.destroyDeviceSessions)
+    v1.delete("device-sessions/:pool/:device", use: server.destroyDeviceSessions)
+
+    var services: [any Service] = [
+        PolicyWatcher(
+            registry: policies, interval: configuration.reloadInterval, metrics: metrics, logger: logger, onSignal: handleSignals),
+        StoreJanitor(store: store, clock: clock, logger: logger),
+    ]
+    if let service = store as? any Service { services.insert(service, at: 0) }
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sessionpolicy"),
+        services: services,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            logger.info(
+                "serving", metadata: ["address": "\(configuration.host):\(port)", "storage": "\(configuration.storage)"])
+            await onServerRunning(port)
+        },
+        logger: logger)
+    app.beforeServerStarts {
+        do {
+            try await store.prepare()
+        } catch {
+            logger.critical("the store cannot be prepared", metadata: ["storage": "\(configuration.storage)", "error": "\(error)"])
+            throw error
+        }
+    }
+    return app
+}
+
+/// Deletes expired tickets and device sessions every minute, and closes the store at shutdown.
+struct StoreJanitor: Service {
+    let store: any SessionStore
+    let clock: @Sendable () -> Timestamp
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(60))
+                if Task.isCancelled { break }
+                _ = try? await store.purgeExpired(now: clock())
+            }
+        }
+        await store.close()
+    }
+}
+
+/// Records every request's duration in `/metrics`, by route, method and status.
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            metrics.request(
+                route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: response.status.code,
+                duration: ContinuousClock.now - start)
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            metrics.request(
+                route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status,
+                duration: ContinuousClock.now - start)
+            throw error
+        }
+    }
+}

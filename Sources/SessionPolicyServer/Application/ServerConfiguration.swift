@@ -1,0 +1,51 @@
+/// Everything `policyctl serve` can be told (by flags or `SESSIONPOLICY_*` environment
+/// variables); the defaults serve `policies/` on 127.0.0.1:8080 with an SQLite file.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one (the log and `policyctl serve` print it).
+    public var port = 8080
+    /// The directory the policies load from.
+    public var policyDirectory = "policies"
+    /// Where session states, device sessions and tickets are kept.
+    public var storage = StorageURL.default
+    /// The HS256 secret user tokens may be signed with.
+    public var hs256Secret: String?
+    /// The ES256 public key (PEM) user tokens may be signed with.
+    public var es256PublicKeyPEM: String?
+    /// The `iss` user tokens must carry, if set.
+    public var tokenIssuer: String?
+    /// The `aud` user tokens must include, if set.
+    public var tokenAudience: String?
+    /// User pools and their secrets (the secret a back end shows to exchange a ticket).
+    public var pools: [String: String] = [:]
+    /// How often the policy directory is checked for changes (SIGHUP reloads at once).
+    public var reloadInterval: Duration = .seconds(2)
+    /// The largest request body, except batches.
+    public var maxBodyBytes = 64 * 1024
+    /// The largest batch request body.
+    public var maxBatchBytes = 16 * 1024 * 1024
+    /// The most items in one batch.
+    public var maxBatchItems = 50_000
+    /// How long a detection ticket works.
+    public var ticketLifetime: Duration = .seconds(60)
+    /// The longest a device session lives (the creating token's expiry may end it sooner).
+    public var deviceSessionLifetime: Duration = .seconds(30 * 86_400)
+    /// Detections per minute allowed per client address, and the burst.
+    public var detectPerClient = RateLimit(perMinute: 60, burst: 20)
+    /// Detections per minute allowed per device id, and the burst.
+    public var detectPerDevice = RateLimit(perMinute: 10, burst: 5)
+
+    /// A rate limit: sustained requests per minute and how many may come at once.
+    public struct RateLimit: Sendable, Equatable {
+        public var perMinute: Int
+        public var burst: Int
+        public init(perMinute: Int, burst: Int) {
+            self.perMinute = perMinute
+            self.burst = burst
+        }
+    }
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,69 @@
+import Prometheus
+import SessionPolicy
+
+/// The server's Prometheus metrics (`GET /metrics`), in one registry per application so tests
+/// and embedders can run several servers in one process.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "sessionpolicy", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    static var decisionsName: MetricNameDescriptor { name("decisions", "total", "Decisions made, by policy, decision and reason.") }
+    static var requestsName: MetricNameDescriptor { name("request_duration", "seconds", "Time to answer a request, by route and status.") }
+    static var storeErrorsName: MetricNameDescriptor { name("store_errors", "total", "Storage operations that failed, by operation.") }
+    static var rateLimitedName: MetricNameDescriptor { name("rate_limited", "total", "Requests refused by a rate limit, by limit.") }
+    static var reloadsName: MetricNameDescriptor { name("policy_reloads", "total", "Policy directory reloads, by result.") }
+    static var policiesName: MetricNameDescriptor { name("policies", "loaded", "Policies serving.") }
+    static var brokenName: MetricNameDescriptor {
+        name("policy_files", "broken", "Policy files that do not compile (their last good version serves).")
+    }
+
+    static let buckets: [Duration] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .seconds(1),
+    ]
+
+    /// Creates an empty set of metrics.
+    public init() {}
+
+    /// Counts `count` decisions of one kind.
+    func decided(policy: String, _ outcome: Outcome, count: Int = 1) {
+        registry.makeCounter(
+            descriptor: Self.decisionsName,
+            labels: [
+                ("policy", policy), ("decision", outcome.decision?.rawValue ?? "none"), ("reason", outcome.reason.rawValue),
+            ]
+        ).increment(by: Int64(count))
+    }
+
+    /// Records a request's duration.
+    func request(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeDurationHistogram(
+            descriptor: Self.requestsName, labels: [("route", route), ("method", method), ("status", String(status))],
+            buckets: Self.buckets
+        ).record(duration)
+    }
+
+    /// Counts a failed storage operation.
+    func storeError(_ operation: String) {
+        registry.makeCounter(descriptor: Self.storeErrorsName, labels: [("operation", operation)]).increment()
+    }
+
+    /// Counts a request refused by a rate limit.
+    func rateLimited(_ limit: String) {
+        registry.makeCounter(descriptor: Self.rateLimitedName, labels: [("limit", limit)]).increment()
+    }
+
+    /// Records a reload and what serves after it.
+    func reloaded(ok: Bool, policies: Int, broken: Int) {
+        registry.makeCounter(descriptor: Self.reloadsName, labels: [("result", ok ? "ok" : "failed")]).increment()
+        registry.makeGauge(descriptor: Self.policiesName).set(Double(policies))
+        registry.makeGauge(descriptor: Self.brokenName).set(Double(broken))
+    }
+
+    /// The Prometheus text exposition.
+    public func render() -> [UInt8] { registry.emitToBuffer() }
+}

@@ -1,0 +1,40 @@
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Reloads the policy directory on SIGHUP and when its files change (checked every
+/// `interval`). A reload never stops a good policy from serving.
+struct PolicyWatcher: Service {
+    let registry: PolicyRegistry
+    let interval: Duration
+    let metrics: ServerMetrics
+    let logger: Logger
+    let onSignal: Bool
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                if onSignal {
+                    group.addTask {
+                        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                            logger.info("SIGHUP: reloading policies")
+                            reload()
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        if !Task.isCancelled, registry.directoryChanged() { reload() }
+                    }
+                }
+            }
+        }
+    }
+
+    func reload() {
+        let ok = registry.reload(logger: logger)
+        let s = registry.snapshot
+        metrics.reloaded(ok: ok, policies: s.policies.count, broken: s.problems.count)
+    }
+}

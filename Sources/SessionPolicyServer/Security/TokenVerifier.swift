@@ -1,0 +1,100 @@
+import Foundation
+public import JWTKit
+
+/// Verifies users' tokens: JWTs signed with a configured HS256 secret or ES256 public key,
+/// not expired, and from the configured issuer and audience when those are set.
+public struct TokenVerifier: Sendable {
+    /// The claims the server reads from a user token.
+    public struct Claims: JWTPayload, Equatable {
+        /// The user id.
+        public var sub: SubjectClaim
+        /// The expiry; a token without one is refused.
+        public var exp: ExpirationClaim
+        /// The issuer.
+        public var iss: IssuerClaim?
+        /// The audience.
+        public var aud: AudienceClaim?
+        /// Display name.
+        public var nickname: String?
+        /// Full name.
+        public var name: String?
+        /// Avatar URL.
+        public var picture: String?
+        /// E-mail address.
+        public var email: String?
+
+        public func verify(using algorithm: some JWTAlgorithm) async throws {
+            try exp.verifyNotExpired()
+        }
+
+        /// The profile claims a ticket exchange may reveal.
+        var profile: [String: String] {
+            var out = ["sub": sub.value]
+            if let nickname { out["nickname"] = nickname }
+            if let name { out["name"] = name }
+            if let picture { out["picture"] = picture }
+            if let email { out["email"] = email }
+            return out
+        }
+    }
+
+    /// Why a token was refused (the response never says more than "invalid token").
+    public struct Refusal: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let keys: JWTKeyCollection
+    /// Whether any key is configured; without one, every token is refused.
+    public let hasKeys: Bool
+    private let issuer: String?
+    private let audience: String?
+
+    /// Creates a verifier from an HS256 secret and/or an ES256 public key in PEM.
+    public init(
+        hs256Secret: String?, es256PublicKeyPEM: String?, issuer: String? = nil, audience: String? = nil
+    )
+        async throws(ConfigurationError)
+    {
+        let keys = JWTKeyCollection()
+        if let hs256Secret {
+            guard hs256Secret.utf8.count >= 32 else {
+                throw ConfigurationError(
+                    "the HS256 secret is \(hs256Secret.utf8.count) bytes, fewer than 32",
+                    help: "use a random secret of at least 32 bytes, for example `openssl rand -base64 48`")
+            }
+            await keys.add(hmac: HMACKey(from: hs256Secret), digestAlgorithm: .sha256)
+        }
+        if let pem = es256PublicKeyPEM {
+            do {
+                await keys.add(ecdsa: try ES256PublicKey(pem: pem))
+            } catch {
+                throw ConfigurationError(
+                    "the ES256 public key is not a P-256 public key in PEM", help: "give the `-----BEGIN PUBLIC KEY-----` file")
+            }
+        }
+        self.keys = keys
+        self.hasKeys = hs256Secret != nil || es256PublicKeyPEM != nil
+        self.issuer = issuer
+        self.audience = audience
+    }
+
+    /// Verifies `token` and returns its claims.
+    public func verify(_ token: String) async throws(Refusal) -> Claims {
+        guard hasKeys else { throw Refusal(description: "no token keys are configured") }
+        let claims: Claims
+        do {
+            claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
+        } catch {
+            throw Refusal(description: "\(error)")
+        }
+        if let issuer, claims.iss?.value != issuer { throw Refusal(description: "issuer is not `\(issuer)`") }
+        if let audience {
+            do { try claims.aud?.verifyIntendedAudience(includes: audience) } catch {
+                throw Refusal(description: "audience does not include `\(audience)`")
+            }
+            if claims.aud == nil { throw Refusal(description: "no audience") }
+        }
+        if claims.sub.value.isEmpty { throw Refusal(description: "empty subject") }
+        return claims
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Logging
+public import PostgresNIO
+public import ServiceLifecycle
+public import SessionPolicy
+
+/// The shared store: PostgreSQL through a postgres-nio connection pool, for several servers.
+/// An event's load-evaluate-store runs in one transaction holding the session's row lock
+/// (`SELECT ... FOR UPDATE`), so concurrent events of one session are serialized across
+/// servers. The store is a `Service`: its pool runs in the application's service group.
+public final class PostgresStore: SessionStore, Service {
+    public let kind = "postgres"
+    private let client: PostgresClient
+    private let logger: Logger
+
+    /// Creates a store for `configuration`; queries wait until ``run()`` runs the pool.
+    public init(configuration: PostgresClient.Configuration, logger: Logger) {
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until the task is cancelled or the service group shuts down.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await self.client.run()
+        }
+    }
+
+    public func prepare() async throws {
+        try await transaction { conn in
+            // One server migrates at a time; the others wait here, then find nothing to do.
+            try await conn.query("SELECT pg_advisory_xact_lock(7355608)", logger: self.logger)
+            try await conn.query(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+                logger: self.logger)
+            var applied = 0
+            for try await v in try await conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: self.logger)
+                .decode(Int.self)
+            {
+                applied = v
+            }
+            try Schema.check(applied: applied, store: "PostgreSQL")
+            for m in Schema.migrations where m.version > applied {
+                for sql in m.postgres { try await conn.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) }
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                try await conn.query(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(m.version), \(now))", logger: self.logger)
+            }
+        }
+    }
+
+    public func session(_ key: SessionKey) async throws -> StoredSession? {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                SELECT state, revision, updated_at FROM sessions
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
+                """, logger: self.logger)
+            return try await Self.stored(rows)
+        }
+    }
+
+    public func updateSession<R: Sendable>(
+        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+    ) async throws -> (StoredSession, R) {
+        let millis = now.millisecondsSinceEpoch
+        return try await transaction { conn in
+            // A row to lock, even for a session's first event; rolled back with the transaction.
+            try await conn.query(
+                """
+                INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
+                VALUES (\(key.policy), \(key.user), \(key.device), NULL, 0, \(millis)) ON CONFLICT DO NOTHING
+                """, logger: self.logger)
+            let rows = try await conn.query(
+                """
+                SELECT state, revision, updated_at FROM sessions
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) FOR UPDATE
+                """, logger: self.logger)
+            let old = try await Self.stored(rows)
+            let (state, result) = try update(old)
+            let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
+            let json = try StoredJSON.encode(state)
+            try await conn.query(
+                """
+                UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis)
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
+                """, logger: self.logger)
+            return (stored, result)
+        }
+    }
+
+    public func deleteSession(_ key: SessionKey) async throws -> Bool {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                DELETE FROM sessions WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
+                RETURNING state
+                """, logger: self.logger)
+            var found = false
+            for try await state in rows.decode(String?.self) where state != nil { found = true }
+            return found
+        }
+    }
+
+    public func putDeviceSession(_ s: DeviceSession) async throws {
+        let data = try StoredJSON.encode(s)
+        try await wrap {
+            try await self.client.query(
+                """
+                INSERT INTO device_sessions (pool, device_id, app_id, user_id, data, created_at, expires_at)
+                VALUES (\(s.pool), \(s.device), \(s.app), \(s.user), \(data), \(s.createdAt.millisecondsSinceEpoch),
+                        \(s.expiresAt.millisecondsSinceEpoch))
+                ON CONFLICT (pool, device_id, app_id) DO UPDATE SET
+                  user_id = excluded.user_id, data = excluded.data, created_at = excluded.created_at,
+                  expires_at = excluded.expires_at
+                """, logger: self.logger)
+        }
+    }
+
+    public func deviceSessions(pool: String, device: String, now: Timestamp) async throws -> [DeviceSession] {
+        let texts = try await wrap {
+            let rows = try await self.client.query(
+                """
+                SELECT data FROM device_sessions WHERE pool = \(pool) AND device_id = \(device)
+                AND expires_at >= \(now.millisecondsSinceEpoch) ORDER BY created_at, app_id
+                """, logger: self.logger)
+            var out: [String] = []
+            for try await d in rows.decode(String.self) { out.append(d) }
+            return out
+        }
+        return try texts.map { try StoredJSON.decode(DeviceSession.self, $0) }
+    }
+
+    public func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                DELETE FROM device_sessions WHERE device_id = \(device) AND user_id = \(user)
+                AND (\(pool)::text IS NULL OR pool = \(pool)) AND (\(app)::text IS NULL OR app_id = \(app))
+                RETURNING app_id
+                """, logger: self.logger)
+            var n = 0
+            for try await _ in rows.decode(String.self) { n += 1 }
+            return n
+        }
+    }
+
+    public func putTicket(hash: String, grant: TicketGrant) async throws {
+        let data = try StoredJSON.encode(grant)
+        try await wrap {
+            try await self.client.query(
+                """
+                INSERT INTO tickets (hash, pool, data, expires_at)
+                VALUES (\(hash), \(grant.pool), \(data), \(grant.expiresAt.millisecondsSinceEpoch))
+                """, logger: self.logger)
+        }
+    }
+
+    public func takeTicket(hash: String, pool: String, now: Timestamp) async throws -> TicketGrant? {
+        let data = try await wrap {
+            // DELETE ... RETURNING: of two servers taking one ticket, exactly one gets the row.
+            let rows = try await self.client.query(
+                "DELETE FROM tickets WHERE hash = \(hash) AND pool = \(pool) RETURNING data, expires_at", logger: self.logger)
+            var out: String?
+            for try await (d, expires) in rows.decode((String, Int64).self) where expires >= now.millisecondsSinceEpoch {
+                out = d
+            }
+            return out
+        }
+        return try data.map { try StoredJSON.decode(TicketGrant.self, $0) }
+    }
+
+    public func purgeExpired(now: Timestamp) async throws -> Int {
+        let t = now.millisecondsSinceEpoch
+        return try await transaction { conn in
+            var n = 0
+            for try await _ in try await conn.query("DELETE FROM tickets WHERE expires_at < \(t) RETURNING 1", logger: self.logger)
+                .decode(Int.self)
+            {
+                n += 1
+            }
+            for try await _ in try await conn.query(
+                "DELETE FROM device_sessions WHERE expires_at < \(t) RETURNING 1", logger: self.logger
+            ).decode(Int.self) {
+                n += 1
+            }
+            return n
+        }
+    }
+
+    public func close() async {}
+
+    // MARK: -
+
+    private static func stored(_ rows: PostgresRowSequence) async throws -> StoredSession? {
+        var out: StoredSession?
+        for try await (state, revision, updated) in rows.decode((String?, Int64, Int64).self) {
+            guard let state else { continue }
+            out = StoredSession(
+                state: try StoredJSON.decode(SessionState.self, state), revision: revision,
+                updatedAt: Timestamp(millisecondsSinceEpoch: updated))
+        }
+        return out
+    }
+
+    private func wrap<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            throw StoreError("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+
+    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { conn in try await body(conn) }
+        } catch let error as PostgresTransactionError {
+            // The caller's own error (an invalid event) passes through; database failures do not.
+            if let inner = error.closureError, !(inner is PSQLError) { throw inner }
+            throw StoreError("PostgreSQL: \(String(reflecting: error))")
+        } catch let error as PSQLError {
+            throw StoreError("PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+}

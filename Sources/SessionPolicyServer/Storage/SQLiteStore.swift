@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+public import SessionPolicy
+
+/// The embedded store: one SQLite file (GRDB). Writes go through one serial connection in
+/// transactions, so events of one session are serialized. The database is in WAL mode with
+/// `synchronous=FULL`: an acknowledged write survives a crash of the process or the machine.
+public final class SQLiteStore: SessionStore {
+    public let kind = "sqlite"
+    private let queue: DatabaseQueue
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`.
+    public init(path: String) throws {
+        self.path = path
+        var config = Configuration()
+        config.journalMode = .wal
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: config)
+        } catch {
+            throw StoreError("cannot open the SQLite database `\(path)`: \(error)")
+        }
+    }
+
+    public func prepare() async throws {
+        try await write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM schema_migrations") ?? 0
+            try Schema.check(applied: applied, store: "SQLite")
+            for m in Schema.migrations where m.version > applied {
+                for sql in m.sqlite { try db.execute(sql: sql) }
+                try db.execute(
+                    sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                    arguments: [m.version, Int64(Date().timeIntervalSince1970 * 1000)])
+            }
+        }
+    }
+
+    public func session(_ key: SessionKey) async throws -> StoredSession? {
+        try await read { db in try Self.load(db, key) }
+    }
+
+    public func updateSession<R: Sendable>(
+        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+    ) async throws -> (StoredSession, R) {
+        try await write { db in
+            let old = try Self.load(db, key)
+            let (state, result) = try update(old)
+            let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
+                      state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
+                    """,
+                arguments: [
+                    key.policy, key.user, key.device, try StoredJSON.encode(state), stored.revision,
+                    now.millisecondsSinceEpoch,
+                ])
+            return (stored, result)
+        }
+    }
+
+    public func deleteSession(_ key: SessionKey) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?",
+                arguments: [key.policy, key.user, key.device])
+            return db.changesCount > 0
+        }
+    }
+
+    public func putDeviceSession(_ s: DeviceSession) async throws {
+        let data = try StoredJSON.encode(s)
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device_sessions (pool, device_id, app_id, user_id, data, created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (pool, device_id, app_id) DO UPDATE SET
+                      user_id = excluded.user_id, data = excluded.data, created_at = excluded.created_at,
+                      expires_at = excluded.expires_at
+                    """,
+                arguments: [
+                    s.pool, s.device, s.app, s.user, data, s.createdAt.millisecondsSinceEpoch,
+                    s.expiresAt.millisecondsSinceEpoch,
+                ])
+        }
+    }
+
+    public func deviceSessions(pool: String, device: String, now: Timestamp) async throws -> [DeviceSession] {
+        let rows = try await read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT data FROM device_sessions WHERE pool = ? AND device_id = ? AND expires_at >= ?
+                    ORDER BY created_at, app_id
+                    """,
+                arguments: [pool, device, now.millisecondsSinceEpoch])
+        }
+        return try rows.map { try StoredJSON.decode(DeviceSession.self, $0) }
+    }
+
+    public func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int {
+        try await write { db in
+            var sql = "DELETE FROM device_sessions WHERE device_id = ? AND user_id = ?"
+            var arguments: StatementArguments = [device, user]
+            if let pool {
+                sql += " AND pool = ?"
+                arguments += [pool]
+            }
+            if let app {
+                sql += " AND app_id = ?"
+                arguments += [app]
+            }
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    public func putTicket(hash: String, grant: TicketGrant) async throws {
+        let data = try StoredJSON.encode(grant)
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO tickets (hash, pool, data, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [hash, grant.pool, data, grant.expiresAt.millisecondsSinceEpoch])
+        }
+    }
+
+    public func takeTicket(hash: String, pool: String, now: Timestamp) async throws -> TicketGrant? {
+        let data = try await write { db -> String? in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT data, expires_at, pool FROM tickets WHERE hash = ?", arguments: [hash])
+            else { return nil }
+            let rowPool: String = row["pool"]
+            // A ticket shown to the wrong pool is not consumed: its owner may still use it.
+            guard rowPool == pool else { return nil }
+            try db.execute(sql: "DELETE FROM tickets WHERE hash = ?", arguments: [hash])
+            let expires: Int64 = row["expires_at"]
+            return expires >= now.millisecondsSinceEpoch ? row["data"] : nil
+        }
+        return try data.map { try StoredJSON.decode(TicketGrant.self, $0) }
+    }
+
+    public func purgeExpired(now: Timestamp) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM tickets WHERE expires_at < ?", arguments: [now.millisecondsSinceEpoch])
+            var n = db.changesCount
+            try db.execute(sql: "DELETE FROM device_sessions WHERE expires_at < ?", arguments: [now.millisecondsSinceEpoch])
+            n += db.changesCount
+            return n
+        }
+    }
+
+    public func close() async {
+        try? queue.close()
+    }
+
+    // MARK: -
+
+    private static func load(_ db: Database, _ key: SessionKey) throws -> StoredSession? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT state, revision, updated_at FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?",
+                arguments: [key.policy, key.user, key.device])
+        else { return nil }
+        let state: String = row["state"]
+        return StoredSession(
+            state: try StoredJSON.decode(SessionState.self, state), revision: row["revision"],
+            updatedAt: Timestamp(millisecondsSinceEpoch: row["updated_at"]))
+    }
+
+    private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await queue.write(body)
+        } catch let error as DatabaseError {
+            throw StoreError("SQLite: \(error)")
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await queue.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError("SQLite: \(error)")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+public import SessionPolicy
+
+/// Identifies one stored session: one policy's session of one user on one device.
+public struct SessionKey: Sendable, Hashable, CustomStringConvertible {
+    /// The policy's name.
+    public var policy: String
+    /// The user id.
+    public var user: String
+    /// The device id.
+    public var device: String
+
+    /// Creates a key.
+    public init(policy: String, user: String, device: String) {
+        self.policy = policy
+        self.user = user
+        self.device = device
+    }
+
+    public var description: String { "\(policy)/\(user)/\(device)" }
+}
+
+/// A stored session state with its revision (incremented by every stored event).
+public struct StoredSession: Sendable, Equatable {
+    /// The state.
+    public var state: SessionState
+    /// How many updates the session has had.
+    public var revision: Int64
+    /// When it was last written (server clock).
+    public var updatedAt: Timestamp
+
+    /// Creates a stored session.
+    public init(state: SessionState, revision: Int64, updatedAt: Timestamp) {
+        self.state = state
+        self.revision = revision
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What a device session shows and gives: the display data any app on the device may see, and
+/// the user's data only a ticket exchange reveals.
+public struct DeviceSession: Sendable, Equatable, Codable {
+    /// The user pool.
+    public var pool: String
+    /// The device id (`identifierForVendor`, `ANDROID_ID`).
+    public var device: String
+    /// The app that created the session.
+    public var app: String
+    /// The user id.
+    public var user: String
+    /// Display name, for "continue as ..." (may be absent).
+    public var nickname: String?
+    /// Avatar URL (may be absent).
+    public var avatar: String?
+    /// The user's profile claims from the token that created the session (never the token).
+    public var profile: [String: String]
+    /// When it was created (server clock).
+    public var createdAt: Timestamp
+    /// When it ends (the token's expiry, or the configured limit).
+    public var expiresAt: Timestamp
+
+    /// Creates a device session.
+    public init(
+        pool: String, device: String, app: String, user: String, nickname: String? = nil, avatar: String? = nil,
+        profile: [String: String] = [:], createdAt: Timestamp, expiresAt: Timestamp
+    ) {
+        self.pool = pool
+        self.device = device
+        self.app = app
+        self.user = user
+        self.nickname = nickname
+        self.avatar = avatar
+        self.profile = profile
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What a ticket is exchanged for: the user's data, as the device session recorded it.
+public struct TicketGrant: Sendable, Equatable, Codable {
+    /// The user pool the ticket belongs to.
+    public var pool: String
+    /// The device the session was detected on.
+    public var device: String
+    /// The app that detected it.
+    public var detectedBy: String
+    /// The session that was detected.
+    public var session: DeviceSession
+    /// When the ticket stops working.
+    public var expiresAt: Timestamp
+
+    /// Creates a grant.
+    public init(pool: String, device: String, detectedBy: String, session: DeviceSession, expiresAt: Timestamp) {
+        self.pool = pool
+        self.device = device
+        self.detectedBy = detectedBy
+        self.session = session
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Durable storage for session states, device sessions and tickets. Two implementations:
+/// ``SQLiteStore`` (embedded, the default) and ``PostgresStore`` (shared by several servers).
+/// Both pass the same conformance suite.
+public protocol SessionStore: Sendable {
+    /// A short name for logs and `/healthz` (`sqlite`, `postgres`).
+    var kind: String { get }
+
+    /// Creates the schema or upgrades it to this server's version. Safe to run from several
+    /// servers at once; refuses a database written by a newer server.
+    func prepare() async throws
+
+    /// The stored state of `key`, if any.
+    func session(_ key: SessionKey) async throws -> StoredSession?
+
+    /// Loads the state of `key` (nil if none), lets `update` compute the next one, stores it
+    /// and returns `update`'s result, atomically: concurrent updates of one key are serialized,
+    /// none is lost. If `update` throws, nothing is stored. The write is durable when this returns.
+    func updateSession<R: Sendable>(
+        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+    ) async throws -> (StoredSession, R)
+
+    /// Deletes the state of `key`; true if there was one.
+    func deleteSession(_ key: SessionKey) async throws -> Bool
+
+    /// Creates or replaces the device session of (pool, device, app).
+    func putDeviceSession(_ session: DeviceSession) async throws
+
+    /// The live device sessions on a device (not expired at `now`), oldest first.
+    func deviceSessions(pool: String, device: String, now: Timestamp) async throws -> [DeviceSession]
+
+    /// Deletes the device sessions of `user` on a device: one app's, or every app's when `app`
+    /// is nil; in one pool, or in every pool when `pool` is nil. Returns how many ended.
+    func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int
+
+    /// Stores a ticket under the hash of its value.
+    func putTicket(hash: String, grant: TicketGrant) async throws
+
+    /// Takes the ticket with this hash: returns its grant and deletes it, atomically, so a
+    /// ticket works once. Nil if unknown, already used, or expired at `now`.
+    func takeTicket(hash: String, pool: String, now: Timestamp) async throws -> TicketGrant?
+
+    /// Deletes expired tickets and device sessions; returns how many rows went.
+    func purgeExpired(now: Timestamp) async throws -> Int
+
+    /// Releases connections. The store is unusable afterwards.
+    func close() async
+}
+
+/// A storage failure, reported as `store-unavailable` (503) and counted in `/metrics`.
+public struct StoreError: Error, CustomStringConvertible {
+    /// What failed, for logs.
+    public var description: String
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}
