@@ -79,8 +79,10 @@ let package = Package(
         .testTarget(
             name: "SessionPolicyServerTests",
             dependencies: [
-                "SessionPolicyServer", "SessionPolicyTestSupport",
+                "SessionPolicyServer", "SessionPolicyTestSupport", "SessionPolicyCheck",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict),
         // A server of one's own that embeds the evaluator directly (README "Embedding").

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import JWTKit
 
 /// Verifies users' tokens: JWTs signed with a configured HS256 secret or ES256 public key,
@@ -22,6 +22,21 @@ public struct TokenVerifier: Sendable {
         public var picture: String?
         /// E-mail address.
         public var email: String?
+
+        /// Creates claims (to sign tokens in tests and tools).
+        public init(
+            sub: String, exp: Date, iss: String? = nil, aud: [String]? = nil, nickname: String? = nil, name: String? = nil,
+            picture: String? = nil, email: String? = nil
+        ) {
+            self.sub = SubjectClaim(value: sub)
+            self.exp = ExpirationClaim(value: exp)
+            self.iss = iss.map { IssuerClaim(value: $0) }
+            self.aud = aud.map { AudienceClaim(value: $0) }
+            self.nickname = nickname
+            self.name = name
+            self.picture = picture
+            self.email = email
+        }
 
         public func verify(using algorithm: some JWTAlgorithm) async throws {
             try exp.verifyNotExpired()

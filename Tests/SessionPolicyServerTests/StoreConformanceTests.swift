@@ -1,0 +1,201 @@
+import Foundation
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// One suite, every store: what the server relies on from storage.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    static let t0 = Timestamp(secondsSinceEpoch: 1_800_000_000)
+
+    @Test("CI runs the PostgreSQL suite, never skips it")
+    func postgresOnCI() {
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            #expect(TestStorage.postgresURL != nil, "CI must set SESSIONPOLICY_TEST_POSTGRES (.ci/run starts PostgreSQL)")
+        }
+    }
+
+    @Test("a session is stored, read, revised and deleted", arguments: TestStorage.available)
+    func roundTrip(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let key = SessionKey(policy: "p", user: unique("u"), device: "d1")
+            #expect(try await store.session(key) == nil)
+            let (first, seen) = try await store.updateSession(key, now: Self.t0) { old in
+                (SessionState(state: .active, user: key.user, device: "d1"), old == nil)
+            }
+            #expect(seen)
+            #expect(first.revision == 1)
+            let (second, _) = try await store.updateSession(key, now: Self.t0.adding(TimeSpan(seconds: 5))) { old in
+                var s = old!.state
+                s.failures.biometric = 2
+                return (s, ())
+            }
+            #expect(second.revision == 2)
+            let read = try #require(try await store.session(key))
+            #expect(read.state.failures.biometric == 2)
+            #expect(read.state.state == .active)
+            #expect(read.revision == 2)
+            #expect(read.updatedAt == Self.t0.adding(TimeSpan(seconds: 5)))
+            #expect(try await store.deleteSession(key))
+            #expect(try await !store.deleteSession(key))
+            #expect(try await store.session(key) == nil)
+        }
+    }
+
+    @Test("an update that throws stores nothing", arguments: TestStorage.available)
+    func failedUpdate(_ kind: TestStorage) async throws {
+        struct Refused: Error {}
+        try await kind.withStore { store in
+            let key = SessionKey(policy: "p", user: unique("u"), device: "d1")
+            await #expect(throws: Refused.self) {
+                try await store.updateSession(key, now: Self.t0) { _ -> (SessionState, Void) in throw Refused() }
+            }
+            let after = try await store.session(key)
+            #expect(after == nil)
+        }
+    }
+
+    @Test("concurrent updates of one session are serialized: none is lost", arguments: TestStorage.available)
+    func noLostUpdate(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let key = SessionKey(policy: "p", user: unique("u"), device: "d1")
+            let writers = 40
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<writers {
+                    group.addTask {
+                        _ = try await store.updateSession(key, now: Self.t0) { old in
+                            var s = old?.state ?? SessionState(state: .active)
+                            s.failures.idpLogin += 1
+                            return (s, ())
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let final = try #require(try await store.session(key))
+            #expect(final.state.failures.idpLogin == writers)
+            #expect(final.revision == Int64(writers))
+        }
+    }
+
+    @Test("device sessions: one app ends alone, destroy-all ends every app, expired ones are gone", arguments: TestStorage.available)
+    func deviceSessions(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let device = unique("device"), user = unique("u")
+            func session(_ app: String, expires: Int64 = 3600) -> DeviceSession {
+                DeviceSession(
+                    pool: "vendor", device: device, app: app, user: user, nickname: "Alice", profile: ["sub": user],
+                    createdAt: Self.t0, expiresAt: Self.t0.adding(TimeSpan(seconds: expires)))
+            }
+            try await store.putDeviceSession(session("app1"))
+            try await store.putDeviceSession(session("app2"))
+            try await store.putDeviceSession(session("app3", expires: 10))
+            #expect(try await store.deviceSessions(pool: "vendor", device: device, now: Self.t0).map(\.app) == ["app1", "app2", "app3"])
+            let later = Self.t0.adding(TimeSpan(seconds: 60))
+            #expect(try await store.deviceSessions(pool: "vendor", device: device, now: later).map(\.app) == ["app1", "app2"])
+            #expect(try await store.deviceSessions(pool: "other", device: device, now: Self.t0).isEmpty)
+            // Another user's token ends nothing.
+            #expect(try await store.deleteDeviceSessions(pool: "vendor", device: device, user: "mallory", app: nil) == 0)
+            #expect(try await store.deleteDeviceSessions(pool: "vendor", device: device, user: user, app: "app1") == 1)
+            #expect(try await store.deviceSessions(pool: "vendor", device: device, now: later).map(\.app) == ["app2"])
+            #expect(try await store.purgeExpired(now: later) >= 1)
+            #expect(try await store.deleteDeviceSessions(pool: nil, device: device, user: user, app: nil) == 1)
+            #expect(try await store.deviceSessions(pool: "vendor", device: device, now: Self.t0).isEmpty)
+        }
+    }
+
+    @Test("a ticket works once, only in its pool, only before it expires", arguments: TestStorage.available)
+    func tickets(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let s = DeviceSession(
+                pool: "vendor", device: "d", app: "app1", user: "alice", createdAt: Self.t0,
+                expiresAt: Self.t0.adding(TimeSpan(seconds: 3600)))
+            let grant = TicketGrant(
+                pool: "vendor", device: "d", detectedBy: "app2", session: s, expiresAt: Self.t0.adding(TimeSpan(seconds: 60)))
+            let a = unique("ticket"), b = unique("ticket")
+            try await store.putTicket(hash: a, grant: grant)
+            try await store.putTicket(hash: b, grant: grant)
+            #expect(try await store.takeTicket(hash: a, pool: "other", now: Self.t0) == nil)
+            #expect(try await store.takeTicket(hash: a, pool: "vendor", now: Self.t0) == grant)
+            #expect(try await store.takeTicket(hash: a, pool: "vendor", now: Self.t0) == nil)
+            #expect(try await store.takeTicket(hash: b, pool: "vendor", now: Self.t0.adding(TimeSpan(seconds: 61))) == nil)
+            #expect(try await store.takeTicket(hash: unique("none"), pool: "vendor", now: Self.t0) == nil)
+        }
+    }
+
+    @Test("two takers of one ticket: exactly one gets it", arguments: TestStorage.available)
+    func ticketRace(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let s = DeviceSession(
+                pool: "vendor", device: "d", app: "app1", user: "alice", createdAt: Self.t0,
+                expiresAt: Self.t0.adding(TimeSpan(seconds: 3600)))
+            let hash = unique("ticket")
+            try await store.putTicket(
+                hash: hash,
+                grant: TicketGrant(
+                    pool: "vendor", device: "d", detectedBy: "app2", session: s, expiresAt: Self.t0.adding(TimeSpan(seconds: 60))))
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.takeTicket(hash: hash, pool: "vendor", now: Self.t0) != nil } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(wins == 1)
+        }
+    }
+
+    @Test("preparing twice is harmless", arguments: TestStorage.available)
+    func prepareTwice(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            try await store.prepare()
+            let key = SessionKey(policy: "p", user: unique("u"), device: "d")
+            _ = try await store.updateSession(key, now: Self.t0) { _ in (SessionState(), ()) }
+            try await store.prepare()
+            #expect(try await store.session(key) != nil)
+        }
+    }
+
+    @Test("SQLite: a database from a newer server is refused; an acknowledged write survives reopening")
+    func sqliteSchemaAndDurability() async throws {
+        let dir = try Fixtures.temporaryDirectory("sqlite")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s.sqlite").path
+        let key = SessionKey(policy: "p", user: "u", device: "d")
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.prepare()
+            _ = try await store.updateSession(key, now: Self.t0) { _ in (SessionState(state: .active), ()) }
+            await store.close()
+        }
+        let reopened = try SQLiteStore(path: path)
+        try await reopened.prepare()
+        #expect(try await reopened.session(key)?.state.state == .active)
+        await reopened.close()
+        // Pretend a newer server migrated the file.
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["sqlite3", path, "INSERT INTO schema_migrations VALUES (999, 0)"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        try #require(sqlite.terminationStatus == 0, "needs the sqlite3 command (apt-get install sqlite3)")
+        let newer = try SQLiteStore(path: path)
+        await #expect(throws: StoreError.self) { try await newer.prepare() }
+        await newer.close()
+    }
+
+    @Test("storage URLs: SQLite paths, PostgreSQL URLs, and clear errors")
+    func storageURLs() throws {
+        #expect(try StorageURL.parse("sqlite:a/b.sqlite") == .sqlite(path: "a/b.sqlite"))
+        #expect(try StorageURL.parse("sqlite:///tmp/x.sqlite") == .sqlite(path: "/tmp/x.sqlite"))
+        #expect(
+            try StorageURL.parse("postgres://app:pw@db.internal:6543/sessions?sslmode=require")
+                == .postgres(host: "db.internal", port: 6543, user: "app", password: "pw", database: "sessions", tls: true))
+        #expect(throws: ConfigurationError.self) { try StorageURL.parse("mysql://x") }
+        #expect(throws: ConfigurationError.self) { try StorageURL.parse("postgres://host") }
+        #expect(throws: ConfigurationError.self) { try StorageURL.parse("postgres://h/db?sslmode=maybe") }
+        do {
+            _ = try StorageURL.parse("redis://u:hunter2@h/0")
+        } catch {
+            #expect(!error.message.contains("hunter2"), "passwords never appear in messages")
+        }
+    }
+}

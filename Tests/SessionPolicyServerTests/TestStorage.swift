@@ -1,0 +1,86 @@
+import Foundation
+import JWTKit
+import Logging
+import PostgresNIO
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// The stores the server tests run against: SQLite always, PostgreSQL when
+/// `SESSIONPOLICY_TEST_POSTGRES` names a database (`.ci/run` starts one and sets it; on CI a
+/// missing database fails the run instead of skipping it).
+enum TestStorage: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    static let postgresURL = ProcessInfo.processInfo.environment["SESSIONPOLICY_TEST_POSTGRES"]
+
+    /// The stores to test here.
+    static var available: [TestStorage] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue }
+
+    /// A storage URL: a new SQLite file in `directory`, or the test PostgreSQL database.
+    func url(in directory: URL) throws -> StorageURL {
+        switch self {
+        case .sqlite: return .sqlite(path: directory.appendingPathComponent("sessions.sqlite").path)
+        case .postgres: return try StorageURL.parse(Self.postgresURL!)
+        }
+    }
+
+    /// Runs `body` with a prepared store of this kind (its pool running, for PostgreSQL).
+    func withStore(_ body: @Sendable (any SessionStore) async throws -> Void) async throws {
+        let dir = try Fixtures.temporaryDirectory("store")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = try url(in: dir).makeStore(logger: logger)
+        if let pg = store as? PostgresStore {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await pg.run() }
+                try await pg.prepare()
+                try await body(pg)
+                group.cancelAll()
+            }
+        } else {
+            try await store.prepare()
+            try await body(store)
+            await store.close()
+        }
+    }
+}
+
+/// Unique ids, so tests can share one PostgreSQL database.
+func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8))" }
+
+/// User tokens for tests.
+enum Tokens {
+    static let secret = "test-secret-0123456789abcdef-0123456789"
+    /// An HS256 token for `user`, valid for an hour unless `expiresIn` says otherwise.
+    static func hs256(
+        _ user: String, secret: String = Tokens.secret, expiresIn: TimeInterval = 3600, nickname: String? = nil
+    )
+        async throws -> String
+    {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return try await keys.sign(
+            TokenVerifier.Claims(
+                sub: user, exp: Date().addingTimeInterval(expiresIn), nickname: nickname,
+                picture: nickname.map { "https://example.com/\($0).png" }))
+    }
+
+    /// An ES256 key pair: (private key for signing, public key PEM for the server).
+    static func es256() throws -> (ES256PrivateKey, String) {
+        let key = ES256PrivateKey()
+        return (key, key.publicKey.pemRepresentation)
+    }
+
+    /// An ES256 token for `user`.
+    static func es256(_ user: String, key: ES256PrivateKey) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(ecdsa: key)
+        return try await keys.sign(
+            TokenVerifier.Claims(sub: user, exp: Date().addingTimeInterval(3600)))
+    }
+}
