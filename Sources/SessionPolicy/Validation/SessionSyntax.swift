@@ -42,8 +42,9 @@ extension SyntaxReader {
         return diagnostics.count == before ? s : nil
     }
 
-    /// Reads an event in its JSON shape (`type`, `time` and context keys).
-    public mutating func event(_ node: SyntaxNode, path: String) -> Event? {
+    /// Reads an event in its JSON shape (`type`, `time` and context keys). `user`, if given, is
+    /// the user the event is about when it does not say (the server's session path names one).
+    public mutating func event(_ node: SyntaxNode, path: String, user: String? = nil) -> Event? {
         guard let f = fields(node, path: path, allowed: ["type", "time"] + Self.contextKeys) else { return nil }
         let before = diagnostics.count
         let kind = require(f, "type", help: "name the event, for example `type: launch`").flatMap {
@@ -53,6 +54,7 @@ extension SyntaxReader {
             .flatMap { self.time($0, f.path("time")) }
         guard let kind, let time else { return nil }
         var e = Event(kind, at: time)
+        e.user = user
         applyContext(f, to: &e)
         checkRequiredContext(e, in: f)
         return diagnostics.count == before ? e : nil

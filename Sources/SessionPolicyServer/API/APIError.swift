@@ -1,6 +1,7 @@
 import Foundation
 public import HTTPTypes
 public import Hummingbird
+import NIOCore
 public import SessionPolicy
 
 /// Diagnostic codes only the server uses (documented in docs/diagnostics.md with the others).
@@ -80,11 +81,19 @@ public struct APIError: HTTPResponseError {
 /// Turns the router's and the body reader's own errors into diagnostic JSON too, so every
 /// error a client sees has one shape.
 struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var tooLarge: APIError {
+        APIError(
+            .contentTooLarge, .inputTooLarge, "the request body is too large",
+            help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch is NIOTooManyBytesError {
+            throw Self.tooLarge
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:
@@ -92,9 +101,7 @@ struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     .notFound, .notFound, "no route `\(request.method.rawValue) \(request.uri.path)`",
                     help: "the API is under `/v1`; see docs/openapi.yaml")
             case .contentTooLarge:
-                throw APIError(
-                    .contentTooLarge, .inputTooLarge, "the request body is too large",
-                    help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+                throw Self.tooLarge
             case .methodNotAllowed:
                 throw APIError(.methodNotAllowed, .methodNotAllowed, "`\(request.method.rawValue)` is not allowed on `\(request.uri.path)`")
             default:

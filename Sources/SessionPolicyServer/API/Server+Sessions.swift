@@ -28,7 +28,7 @@ extension Server {
         var event = try RequestBody.read(body) { r, node -> Event? in
             guard let f = r.fields(node, path: "", allowed: ["event"]) else { return nil }
             return r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
-                r.event($0, path: "event")
+                r.event($0, path: "event", user: key.user)
             }
         }
         // The path names the session: an event about another user or device does not belong here.

@@ -77,11 +77,11 @@ public struct TokenVerifier: Sendable {
                     "the HS256 secret is \(hs256Secret.utf8.count) bytes, fewer than 32",
                     help: "use a random secret of at least 32 bytes, for example `openssl rand -base64 48`")
             }
-            await keys.add(hmac: HMACKey(from: hs256Secret), digestAlgorithm: .sha256)
+            await keys.add(hmac: HMACKey(from: hs256Secret), digestAlgorithm: .sha256, kid: "hs256")
         }
         if let pem = es256PublicKeyPEM {
             do {
-                await keys.add(ecdsa: try ES256PublicKey(pem: pem))
+                await keys.add(ecdsa: try ES256PublicKey(pem: pem), kid: "es256")
             } catch {
                 throw ConfigurationError(
                     "the ES256 public key is not a P-256 public key in PEM", help: "give the `-----BEGIN PUBLIC KEY-----` file")

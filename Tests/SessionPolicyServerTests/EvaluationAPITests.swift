@@ -1,0 +1,135 @@
+import Foundation
+import SessionPolicy
+import SessionPolicyCheck
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// The scenario corpus through the HTTP front door: every step of every shipped scenario,
+/// evaluated by the server, must give exactly the library's outcome.
+@Suite("Evaluation API")
+struct EvaluationAPITests {
+    /// (policy name, state before, event, the library's outcome) for every scenario step.
+    static let corpus: [(String, SessionState, Event, Outcome)] = {
+        let input = CheckInput.load(policies: [Fixtures.path("policies")], scenarios: [Fixtures.path("examples")])
+        var out: [(String, SessionState, Event, Outcome)] = []
+        for scenario in input.scenarios {
+            guard let policy = input.policies[scenario.policy]?.compiled else { continue }
+            var state = scenario.initial
+            for step in scenario.steps {
+                guard case let .success(event) = step.event else { continue }
+                let outcome = policy.evaluate(state, event)
+                out.append((policy.name, state, event, outcome))
+                state = outcome.state
+            }
+        }
+        return out
+    }()
+
+    @Test("every scenario step over HTTP gives the library's outcome")
+    func corpusOverHTTP() async throws {
+        #expect(Self.corpus.count > 100)
+        try await TestServer.run(.sqlite) { http in
+            for (policy, state, event, expected) in Self.corpus {
+                let body = "{\"state\":\(jsonText(state)),\"event\":\(jsonText(event))}"
+                let reply = try await http.post("/v1/policies/\(policy)/evaluate", body)
+                #expect(reply.status == 200, "\(reply.text)")
+                let outcome = try JSONDecoder().decode(Reply.self, from: Data(reply.text.utf8)).outcome
+                #expect(outcome == expected, "\(policy) \(event.kind)")
+            }
+        }
+    }
+
+    @Test("the batch form gives the same outcomes, in order")
+    func batch() async throws {
+        let byPolicy = Dictionary(grouping: Self.corpus, by: \.0)
+        try await TestServer.run(.sqlite) { http in
+            for (policy, items) in byPolicy {
+                let body =
+                    "{\"items\":[" + items.map { "{\"state\":\(jsonText($0.1)),\"event\":\(jsonText($0.2))}" }.joined(separator: ",") + "]}"
+                let reply = try await http.post("/v1/policies/\(policy)/evaluate/batch", body)
+                #expect(reply.status == 200, "\(reply.text.prefix(500))")
+                let results = try JSONDecoder().decode(BatchReply.self, from: Data(reply.text.utf8))
+                #expect(results.policy == policy)
+                #expect(results.results == items.map(\.3))
+            }
+        }
+    }
+
+    @Test("explain=true names the deciding transition and every guard tried")
+    func explain() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let reply = try await http.post(
+                "/v1/policies/spendiq/evaluate?explain=true",
+                #"{"event":{"type":"launch","time":"2026-01-01T00:00:00Z","network":"offline"}}"#)
+            #expect(reply.status == 200)
+            let json = try #require(reply.json)
+            #expect((json["decided_by"] as? [String: Any])?["check"] != nil)
+            #expect(((json["trace"] as? [Any])?.count ?? 0) >= 1)
+        }
+    }
+
+    @Test(
+        "bad requests get the CLI's located diagnostics",
+        arguments: [
+            (#"{"event":{"type":"launch","time":"2026-01-01T00:00:00Z","netwrk":"online"}}"#, "unknown-key", 1),
+            ("{\"event\":\n  {\"type\":\"launch\",}}", "invalid-json", 2),
+            (#"{"event":{"type":"lunch","time":"2026-01-01T00:00:00Z","network":"online"}}"#, "invalid-value", 1),
+            (#"{"event":{"type":"launch","time":"yesterday","network":"online"}}"#, "invalid-time", 1),
+            (
+                #"{"state":{"state":"active","failures":{"biometric":-1}},"event":{"type":"launch","time":"2026-01-01T00:00:00Z","network":"online"}}"#,
+                "invalid-value", 1
+            ),
+            (#"[1,2]"#, "wrong-type", 1),
+            ("", "invalid-json", 1),
+            (String(repeating: "[", count: 10_000), "invalid-json", 1),
+        ])
+    func badRequests(_ body: String, _ code: String, _ line: Int) async throws {
+        try await TestServer.run(.sqlite) { http in
+            let reply = try await http.post("/v1/policies/spendiq/evaluate", body)
+            #expect(reply.status == 400, "\(reply.text)")
+            let diagnostics = try #require(reply.json?["diagnostics"] as? [[String: Any]])
+            #expect(diagnostics.contains { $0["code"] as? String == code }, "\(reply.text)")
+            let first = try #require(diagnostics.first { $0["code"] as? String == code })
+            #expect(first["file"] as? String == "body")
+            #expect(first["line"] as? Int == line)
+            #expect(first["column"] != nil)
+        }
+    }
+
+    @Test("an unknown policy is a 404 with a suggestion; an unknown route and a large body get diagnostics too")
+    func notFoundAndLimits() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.maxBodyBytes = 1024 }) { http in
+            let event = #"{"event":{"type":"launch","time":"2026-01-01T00:00:00Z","network":"online"}}"#
+            let unknown = try await http.post("/v1/policies/spendiqq/evaluate", event)
+            #expect(unknown.status == 404)
+            #expect(unknown.code == "unknown-policy")
+            #expect(unknown.text.contains("did you mean `spendiq`"))
+            let route = try await http.get("/v1/nothing")
+            #expect(route.status == 404)
+            #expect(route.code == "not-found")
+            let big = try await http.post("/v1/policies/spendiq/evaluate", "{\"x\":\"" + String(repeating: "a", count: 5000) + "\"}")
+            #expect(big.status == 413)
+            #expect(big.code == "input-too-large", "\(big.text) \(big.headers)")
+            let items = (0..<3).map { _ in #"{"event":{"type":"background","time":"2026-01-01T00:00:00Z"}}"# }
+            let tooMany = try await TestServer.batchLimit(http, items)
+            #expect(tooMany.status == 400)
+        }
+    }
+}
+
+extension TestServer {
+    static func batchLimit(_ http: HTTP, _ items: [String]) async throws -> HTTP.Reply {
+        try await http.post("/v1/policies/spendiq/evaluate/batch", "{\"items\":[\(items.joined(separator: ","))],\"extra\":1}")
+    }
+}
+
+struct Reply: Decodable {
+    var outcome: Outcome
+    var policy: String
+}
+
+struct BatchReply: Decodable {
+    var policy: String
+    var results: [Outcome]
+}

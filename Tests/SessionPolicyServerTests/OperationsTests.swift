@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// Health, metrics, policy reloads, and `policyctl serve` itself.
+@Suite("Operations")
+struct OperationsTests {
+    @Test("a policy that breaks keeps serving its last good version; health says so; a fix is picked up")
+    func reload() async throws {
+        let dir = try Fixtures.temporaryDirectory("policies")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("spendiq.yaml")
+        let good = Fixtures.text("policies/spendiq.yaml")
+        try good.write(to: file, atomically: true, encoding: .utf8)
+        try await TestServer.run(.sqlite, policies: dir.path) { http in
+            let event = #"{"event":{"type":"launch","time":"2026-01-01T00:00:00Z","network":"online"}}"#
+            #expect(try await http.get("/healthz").json?["status"] as? String == "ok")
+            try (good + "\nsession: { max: banana }\n").write(to: file, atomically: true, encoding: .utf8)
+            var health = try await http.get("/healthz")
+            for _ in 0..<50 where health.json?["status"] as? String != "degraded" {
+                try await Task.sleep(for: .milliseconds(100))
+                health = try await http.get("/healthz")
+            }
+            #expect(health.status == 200)
+            #expect(health.json?["status"] as? String == "degraded")
+            let problems = try #require(health.json?["problems"] as? [[String: Any]])
+            #expect(problems.first?["still_serving"] as? String == "spendiq")
+            let diagnostics = try #require(problems.first?["diagnostics"] as? [[String: Any]])
+            #expect(diagnostics.contains { $0["line"] != nil && $0["file"] as? String == file.path })
+            #expect(try await http.post("/v1/policies/spendiq/evaluate", event).status == 200)
+            try good.replacingOccurrences(of: "7d", with: "6d").write(to: file, atomically: true, encoding: .utf8)
+            for _ in 0..<50 where health.json?["status"] as? String != "ok" {
+                try await Task.sleep(for: .milliseconds(100))
+                health = try await http.get("/healthz")
+            }
+            #expect(health.json?["status"] as? String == "ok")
+            let metrics = try await http.get("/metrics").text
+            #expect(metrics.contains("sessionpolicy_policy_reloads_total{result=\"failed\"}"))
+        }
+    }
+
+    @Test("/metrics counts decisions by policy, decision and reason, and request latency")
+    func metrics() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let event = #"{"event":{"type":"launch","time":"2026-01-01T00:00:00Z","network":"online"}}"#
+            for _ in 0..<3 { _ = try await http.post("/v1/policies/spendiq/evaluate", event) }
+            let reply = try await http.get("/metrics")
+            #expect(reply.status == 200)
+            #expect(reply.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(
+                reply.text.contains(
+                    #"sessionpolicy_decisions_total{policy="spendiq",decision="idp_login",reason="no_session"} 3"#))
+            #expect(reply.text.contains("sessionpolicy_request_duration_seconds_bucket{route=\"/v1/policies/{policy}/evaluate\""))
+            #expect(reply.text.contains("# HELP sessionpolicy_decisions_total"))
+        }
+    }
+
+    @Test("/v1/policies lists what serves")
+    func policies() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let reply = try await http.get("/v1/policies")
+            let names = (reply.json?["policies"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+            #expect(names?.contains("kobil-signed-jwt") == true)
+            #expect(names?.count == Fixtures.files(in: "policies").count)
+        }
+    }
+
+    @Test("policyctl serve without a storage flag starts on an SQLite file and answers the stateful API")
+    func serveCommand() async throws {
+        let dir = try Fixtures.temporaryDirectory("serve")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let binary = try #require(CLI.binary, "build policyctl first")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--port", "0", "--policies", Fixtures.path("policies")]
+        process.currentDirectoryURL = dir
+        process.environment = ["SESSIONPOLICY_HS256_SECRET": Tokens.secret, "SESSIONPOLICY_LOG_LEVEL": "warning"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+        }
+        // The first line says where it listens.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        let port = try #require(
+            text.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(text)")
+        let client = TestClient(host: "127.0.0.1", port: port)
+        client.connect()
+        let token = try await Tokens.hs256("alice")
+        let reply = try await client.execute(
+            .init(
+                "/v1/policies/spendiq/sessions/alice/d1/events", method: .post,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                body: .init(
+                    string: #"{"event":{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","network":"online"}}"#
+                )))
+        #expect(reply.status == .ok, "\(reply.body.map { String(buffer: $0) } ?? "")")
+        try await client.shutdown()
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("sessionpolicy.sqlite").path))
+        // SIGTERM stops it gracefully, with exit code 0.
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test("policyctl serve refuses a bad configuration with exit code 2")
+    func badConfiguration() throws {
+        let storage = try CLI.run(["serve", "--storage", "mysql://x", "--port", "0"])
+        #expect(storage.status == 2)
+        #expect(storage.stderr.contains("unknown storage URL"))
+        let dir = try Fixtures.temporaryDirectory("empty")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let empty = try CLI.run(["serve", "--policies", dir.path, "--port", "0", "--storage", "sqlite:\(dir.path)/s.sqlite"])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("no policy"))
+        let secret = try CLI.run(["serve", "--port", "0", "--pool", "vendor:short"])
+        #expect(secret.status == 2)
+    }
+}

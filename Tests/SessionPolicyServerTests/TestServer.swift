@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+
+/// Starts the real server on an ephemeral port (Hummingbird's live test framework) with the
+/// shipped policies, a token secret and one user pool, and talks HTTP to it.
+enum TestServer {
+    static let poolSecret = "vendor-pool-secret-0123456789"
+
+    static func run(
+        _ storage: TestStorage, policies: String = Fixtures.path("policies"),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)) },
+        _ body: @escaping @Sendable (HTTP) async throws -> Void
+    ) async throws {
+        let dir = try Fixtures.temporaryDirectory("server")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var c = ServerConfiguration()
+        c.port = 0
+        c.policyDirectory = policies
+        c.storage = try storage.url(in: dir)
+        c.hs256Secret = Tokens.secret
+        c.pools = ["vendor": poolSecret]
+        c.reloadInterval = .milliseconds(100)
+        configure(&c)
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .critical
+        let app = try await buildApplication(configuration: c, logger: logger, clock: clock, handleSignals: false)
+        try await app.test(.live) { client in try await body(HTTP(client: client)) }
+    }
+}
+
+/// A small JSON client over the test client.
+struct HTTP: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: HTTPFields
+        var text: String
+        /// The body parsed as JSON (nil if it is not JSON).
+        var json: [String: any Sendable]? {
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: any Sendable]
+        }
+        /// The first diagnostic's code, for error replies.
+        var code: String? { ((json?["diagnostics"] as? [[String: Any]])?.first?["code"]) as? String }
+        /// `outcome.decision` of an evaluation reply.
+        var decision: String? { (json?["outcome"] as? [String: Any])?["decision"] as? String }
+    }
+
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil, token: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        var h = headers
+        h[.contentType] = "application/json"
+        if let token { h[.authorization] = "Bearer \(token)" }
+        return try await client.execute(uri: uri, method: method, headers: h, body: body.map { ByteBuffer(string: $0) }) {
+            Reply(status: Int($0.status.code), headers: $0.headers, text: String(buffer: $0.body))
+        }
+    }
+
+    func post(_ uri: String, _ body: String, token: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        try await send(.post, uri, body, token: token, headers: headers)
+    }
+
+    func get(_ uri: String, token: String? = nil) async throws -> Reply { try await send(.get, uri, token: token) }
+}
+
+/// JSON text of an encodable value (sorted keys, as the server writes).
+func jsonText(_ value: some Encodable) -> String {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try! e.encode(value), as: UTF8.self)
+}
