@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Fault: kill -9 the server in the middle of a stateful load, restart it on the same store,
+# and count every acknowledged event in the store. Each of USERS clients sends its user's
+# events one after another and remembers the revision of the last acknowledged one; after the
+# restart, a stored revision below it is a lost update.
+#
+#   bash load/kill9.sh                    # SQLite
+#   STORAGE=postgres://postgres@127.0.0.1:54329/policytest bash load/kill9.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+USERS=${USERS:-32}
+SECONDS_BEFORE_KILL=${SECONDS_BEFORE_KILL:-5}
+SECRET=load-secret-0123456789abcdef0123456789
+WORK=$(mktemp -d)
+STORAGE=${STORAGE:-sqlite:$WORK/kill9.sqlite}
+PORT=18093
+PID=
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+swift build -c release --product policyctl >/dev/null
+BIN=$(swift build -c release --show-bin-path)
+python3 load/tokens.py "$SECRET" "$USERS" > "$WORK/tokens.txt"
+
+start() {
+  SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \
+    "$BIN/policyctl" serve --port $PORT --policies policies --storage "$STORAGE" >>"$WORK/serve.log" 2>&1 &
+  PID=$!
+  for _ in $(seq 100); do curl -s "http://127.0.0.1:$PORT/healthz" >/dev/null && return 0; sleep 0.1; done
+  echo "server did not start" >&2; cat "$WORK/serve.log" >&2; exit 1
+}
+
+start
+RUN=$(date +%s%N)  # a fresh device id per run, so earlier runs' sessions do not count
+python3 - "$WORK/tokens.txt" $PORT "$RUN" "$SECONDS_BEFORE_KILL" "$PID" <<'PY'
+import http.client, json, os, signal, sys, threading, time
+tokens = [l.split() for l in open(sys.argv[1])]
+port, run, before, pid = int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
+acked, sent = {}, {}
+stop = threading.Event()
+
+def client(user, token):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    path = f"/v1/policies/spendiq/sessions/{user}/phone-{run}/events"
+    body = json.dumps({"event": {"type": "launch", "time": "2026-03-01T09:00:00Z", "network": "online"}})
+    while not stop.is_set():
+        try:
+            sent[user] = sent.get(user, 0) + 1
+            conn.request("POST", path, body, {"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            r = conn.getresponse()
+            data = r.read()
+            if r.status == 200:
+                acked[user] = json.loads(data)["revision"]
+        except Exception:
+            return  # the server died: this client stops
+
+threads = [threading.Thread(target=client, args=(u, t)) for u, t in tokens]
+for t in threads: t.start()
+time.sleep(before)
+os.kill(pid, signal.SIGKILL)
+stop.set()
+for t in threads: t.join()
+json.dump({"acked": acked, "sent": sent}, open(os.environ.get("KILL9_OUT", "/tmp/kill9.json"), "w"))
+print(f"killed the server (kill -9) after {before:.0f} s: {sum(acked.values())} events acknowledged, {sum(sent.values())} sent")
+PY
+wait "$PID" 2>/dev/null || true
+start
+python3 - "$WORK/tokens.txt" $PORT "$RUN" <<'PY'
+import http.client, json, sys
+tokens = dict(l.split() for l in open(sys.argv[1]))
+port, run = int(sys.argv[2]), sys.argv[3]
+acked = json.load(open("/tmp/kill9.json"))["acked"]
+lost = 0
+for user, revision in acked.items():
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers={"Authorization": "Bearer " + tokens[user]})
+    r = conn.getresponse()
+    stored = json.loads(r.read()).get("revision", 0) if r.status == 200 else 0
+    if stored < revision:
+        lost += revision - stored
+        print(f"  {user}: acknowledged revision {revision}, stored {stored}")
+print(f"after restart: {len(acked)} sessions checked, {lost} acknowledged events lost (target 0)")
+sys.exit(1 if lost else 0)
+PY

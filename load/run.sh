@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Load figures for `policyctl serve`, with wrk on loopback, next to a trivial Hummingbird JSON
+# echo handler measured in the same run as the yardstick. Release builds.
+#
+#   bash load/run.sh                      # SQLite only
+#   PG_URL=postgres://postgres@127.0.0.1:54329/policytest bash load/run.sh   # and PostgreSQL
+#
+# Env: DURATION (s, default 15), THREADS (2), CONNECTIONS (32), BATCH (items per batch, 1000).
+# Needs wrk (apt-get install -y wrk) and python3. Not a test: it prints figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-15}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-32}
+BATCH=${BATCH:-1000}
+SECRET=load-secret-0123456789abcdef0123456789
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+swift build -c release --product policyctl >/dev/null
+swift build -c release --product echo-server >/dev/null
+BIN=$(swift build -c release --show-bin-path)
+
+python3 load/tokens.py "$SECRET" 1000 > "$WORK/tokens.txt"
+python3 load/batch.py "$BATCH" > "$WORK/batch.json"
+echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"},"state":{"state":"active","user":"alice","device":"d1","auth_mode":"biometric","last_idp_login":"2026-02-27T09:00:00Z","last_online":"2026-02-28T09:00:00Z","last_activity":"2026-02-28T09:00:00Z","highest_time":"2026-02-28T09:00:00Z"}}' > "$WORK/evaluate.json"
+
+wait_port() { for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/$2" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
+
+serve() { # PORT STORAGE
+  SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \
+    "$BIN/policyctl" serve --port "$1" --policies policies --storage "$2" >"$WORK/serve-$1.log" 2>&1 &
+  PIDS+=($!)
+  wait_port "$1" healthz
+}
+
+# wrk's summary -> "requests/s p50 p99 errors"
+measure() { # NAME URL [wrk args...]
+  local name=$1 url=$2; shift 2
+  local out
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url")
+  local rps p50 p99 non2xx errors
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+  errors=$(echo "$out" | awk '/Socket errors/ {print $4+$6+$8+$10}')
+  printf "| %-34s | %12s | %8s | %8s | %6s |\n" "$name" "$rps" "$p50" "$p99" "$(( ${non2xx:-0} + ${errors:-0} ))"
+  echo "$rps" > "$WORK/rps-$name"
+}
+
+"$BIN/echo-server" 18090 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 1
+serve 18091 "sqlite:$WORK/load.sqlite"
+
+echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, release builds, $(nproc) cores"
+echo
+printf "| %-34s | %12s | %8s | %8s | %6s |\n" "what" "requests/s" "p50" "p99" "failed"
+echo "|------------------------------------|--------------|----------|----------|--------|"
+BODY=$WORK/evaluate.json measure echo http://127.0.0.1:18090/echo -s load/post.lua
+BODY=$WORK/evaluate.json measure stateless http://127.0.0.1:18091/v1/policies/spendiq/evaluate -s load/post.lua
+BODY=$WORK/batch.json measure "batch ($BATCH items)" http://127.0.0.1:18091/v1/policies/spendiq/evaluate/batch -s load/post.lua
+TOKENS=$WORK/tokens.txt measure "stateful (SQLite)" http://127.0.0.1:18091 -s load/stateful.lua
+if [ -n "${PG_URL:-}" ]; then
+  serve 18092 "$PG_URL"
+  TOKENS=$WORK/tokens.txt measure "stateful (PostgreSQL)" http://127.0.0.1:18092 -s load/stateful.lua
+fi
+echo
+python3 - "$WORK" "$BATCH" <<'PY'
+import os, sys
+w, batch = sys.argv[1], int(sys.argv[2])
+r = lambda n: float(open(os.path.join(w, "rps-" + n)).read())
+echo = r("echo")
+print(f"stateless / echo: {r('stateless') / echo:.0%} (target >= 80%)")
+print(f"batch decisions/s: {r(f'batch ({batch} items)') * batch:,.0f} (target >= 1,000,000)")
+print(f"stateful SQLite / echo: {r('stateful (SQLite)') / echo:.0%} (target >= 50%)")
+if os.path.exists(os.path.join(w, "rps-stateful (PostgreSQL)")):
+    print(f"stateful PostgreSQL / echo: {r('stateful (PostgreSQL)') / echo:.0%}")
+PY

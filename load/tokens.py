@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""Writes HS256 user tokens for load runs: `tokens.py SECRET COUNT > tokens.txt`, one
+`user token` pair per line (users load-0 ... load-N-1), valid for a day."""
+import base64, hashlib, hmac, json, sys, time
+
+
+def b64(b: bytes) -> str:
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+def token(sub: str, secret: str) -> str:
+    header = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+    payload = b64(json.dumps({"sub": sub, "exp": int(time.time()) + 86400}).encode())
+    signature = b64(hmac.new(secret.encode(), f"{header}.{payload}".encode(), hashlib.sha256).digest())
+    return f"{header}.{payload}.{signature}"
+
+
+if __name__ == "__main__":
+    secret, count = sys.argv[1], int(sys.argv[2])
+    for i in range(count):
+        print(f"load-{i} {token(f'load-{i}', secret)}")
