@@ -115,6 +115,16 @@ struct OperationsTests {
         #expect(process.terminationStatus == 0)
     }
 
+    @Test("every code the server answers with is documented")
+    func codesDocumented() {
+        let doc = Fixtures.text("docs/diagnostics.md")
+        let codes: [DiagnosticCode] = [
+            .invalidJSON, .notFound, .unauthorized, .forbidden, .rateLimited, .storeUnavailable, .invalidTicket,
+            .unknownPool, .requestFailed, .inputTooLarge, .unknownPolicy,
+        ]
+        for code in codes { #expect(doc.contains("| `\(code.rawValue)` |"), "\(code) is not in docs/diagnostics.md") }
+    }
+
     @Test("policyctl serve refuses a bad configuration with exit code 2")
     func badConfiguration() throws {
         let storage = try CLI.run(["serve", "--storage", "mysql://x", "--port", "0"])

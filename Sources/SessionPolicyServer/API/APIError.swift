@@ -10,8 +10,6 @@ extension DiagnosticCode {
     public static let invalidJSON = DiagnosticCode("invalid-json")
     /// No route for this path, or no such session, device session or policy.
     public static let notFound = DiagnosticCode("not-found")
-    /// The route exists but not for this method.
-    public static let methodNotAllowed = DiagnosticCode("method-not-allowed")
     /// No valid user token, or a wrong pool secret.
     public static let unauthorized = DiagnosticCode("unauthorized")
     /// A valid token that may not do this (another user's session).
@@ -102,8 +100,6 @@ struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     help: "the API is under `/v1`; see docs/openapi.yaml")
             case .contentTooLarge:
                 throw Self.tooLarge
-            case .methodNotAllowed:
-                throw APIError(.methodNotAllowed, .methodNotAllowed, "`\(request.method.rawValue)` is not allowed on `\(request.uri.path)`")
             default:
                 throw APIError(error.status, .requestFailed, error.body ?? error.status.reasonPhrase.lowercased())
             }

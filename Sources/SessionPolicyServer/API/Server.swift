@@ -16,6 +16,38 @@ struct Server: Sendable {
     let detectPerDevice: RateLimiter
     let clock: @Sendable () -> Timestamp
 
+    /// Every route: method, path (`{name}` for parameters) and handler. docs/openapi.yaml
+    /// documents exactly these (a test checks).
+    static let routes: [Route] = [
+        Route(.get, "/healthz") { $0.health },
+        Route(.get, "/metrics") { $0.metricsText },
+        Route(.get, "/v1/policies") { $0.listPolicies },
+        Route(.post, "/v1/policies/{policy}/evaluate") { $0.evaluate },
+        Route(.post, "/v1/policies/{policy}/evaluate/batch") { $0.evaluateBatch },
+        Route(.post, "/v1/policies/{policy}/sessions/{user}/{device}/events") { $0.sessionEvent },
+        Route(.get, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.getSession },
+        Route(.delete, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.deleteSession },
+        Route(.post, "/v1/device-sessions") { $0.createDeviceSession },
+        Route(.post, "/v1/device-sessions/detect") { $0.detectDeviceSession },
+        Route(.post, "/v1/device-sessions/exchange") { $0.exchangeTicket },
+        Route(.delete, "/v1/device-sessions/{pool}/{device}/{app}") { $0.destroyDeviceSessions },
+        Route(.delete, "/v1/device-sessions/{pool}/{device}") { $0.destroyDeviceSessions },
+    ]
+
+    /// One route of the API.
+    struct Route: Sendable {
+        typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
+        var method: HTTPRequest.Method
+        var path: String
+        var handler: @Sendable (Server) -> Handler
+
+        init(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Server) -> Handler) {
+            self.method = method
+            self.path = path
+            self.handler = handler
+        }
+    }
+
     /// The policy named in the path, or a 404 naming the ones that serve.
     func policy(_ context: ServerRequestContext) throws(APIError) -> CompiledPolicy {
         let name = context.parameters.get("policy") ?? ""

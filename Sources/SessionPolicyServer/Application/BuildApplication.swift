@@ -48,20 +48,10 @@ public func buildApplication(
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: DiagnosticErrorMiddleware())
-    router.get("/healthz", use: server.health)
-    router.get("/metrics", use: server.metricsText)
-    let v1 = router.group("v1")
-    v1.get("policies", use: server.listPolicies)
-    v1.post("policies/:policy/evaluate", use: server.evaluate)
-    v1.post("policies/:policy/evaluate/batch", use: server.evaluateBatch)
-    v1.post("policies/:policy/sessions/:user/:device/events", use: server.sessionEvent)
-    v1.get("policies/:policy/sessions/:user/:device", use: server.getSession)
-    v1.delete("policies/:policy/sessions/:user/:device", use: server.deleteSession)
-    v1.post("device-sessions", use: server.createDeviceSession)
-    v1.post("device-sessions/detect", use: server.detectDeviceSession)
-    v1.post("device-sessions/exchange", use: server.exchangeTicket)
-    v1.delete("device-sessions/:pool/:device/:app", use: server.destroyDeviceSessions)
-    v1.delete("device-sessions/:pool/:device", use: server.destroyDeviceSessions)
+    for route in Server.routes {
+        let handler = route.handler(server)
+        router.on(RouterPath(route.path), method: route.method) { request, context in try await handler(request, context) }
+    }
 
     var services: [any Service] = [
         PolicyWatcher(
@@ -130,3 +120,6 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
+
+/// The API's routes as `METHOD /path` (parameters as `{name}`), for documentation checks.
+public var serverRoutes: [String] { Server.routes.map { "\($0.method.rawValue) \($0.path)" } }

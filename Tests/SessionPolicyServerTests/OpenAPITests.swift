@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// docs/openapi.yaml against the running server: the same routes, and every answer of a tour
+/// through the API matches the document's status, headers and schema.
+@Suite("OpenAPI document")
+struct OpenAPITests {
+    @Test("the document describes exactly the server's routes")
+    func routes() throws {
+        let doc = try OpenAPIDocument.load()
+        #expect(doc.unsupportedKeywords().isEmpty, "\(doc.unsupportedKeywords())")
+        #expect(Set(doc.operations.map { "\($0.method) \($0.path)" }) == Set(serverRoutes))
+    }
+
+    @Test("every answer of a tour through the API matches the document")
+    func tour() async throws {
+        let doc = try OpenAPIDocument.load()
+        try await TestServer.run(.sqlite, configure: { $0.detectPerDevice = .init(perMinute: 1, burst: 3) }) { http in
+            var seen: Set<OpenAPIDocument.Operation> = []
+            func call(
+                _ method: HTTPRequest.Method, _ template: String, _ path: String, _ body: String? = nil, token: String? = nil,
+                headers: HTTPFields = [:]
+            ) async throws -> HTTP.Reply {
+                let reply = try await http.send(method, path, body, token: token, headers: headers)
+                let op = OpenAPIDocument.Operation(method.rawValue, template)
+                seen.insert(op)
+                let problems = doc.problems(
+                    op, status: reply.status, contentType: reply.headers[.contentType], body: reply.text,
+                    headers: Set(reply.headers.map { $0.name.canonicalName.lowercased() }))
+                #expect(problems.isEmpty, "\(method.rawValue) \(path) -> \(reply.status): \(problems)\n\(reply.text.prefix(400))")
+                return reply
+            }
+            let user = unique("alice"), device = unique("phone")
+            let token = try await Tokens.hs256(user, nickname: "Alice")
+            let launch = #"{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"}"#
+
+            _ = try await call(.get, "/healthz", "/healthz")
+            _ = try await call(.get, "/metrics", "/metrics")
+            _ = try await call(.get, "/v1/policies", "/v1/policies")
+            let eval = "/v1/policies/{policy}/evaluate"
+            _ = try await call(.post, eval, "/v1/policies/spendiq/evaluate", "{\"event\":\(launch)}")
+            _ = try await call(.post, eval, "/v1/policies/spendiq/evaluate?explain=true", "{\"event\":\(launch)}")
+            _ = try await call(.post, eval, "/v1/policies/spendiq/evaluate", "{\"event\":{\"type\":\"lunch\"}}")
+            _ = try await call(.post, eval, "/v1/policies/nope/evaluate", "{\"event\":\(launch)}")
+            _ = try await call(
+                .post, "/v1/policies/{policy}/evaluate/batch", "/v1/policies/spendiq/evaluate/batch",
+                "{\"items\":[{\"event\":\(launch)},{\"state\":{\"state\":\"active\",\"user\":\"u\"},\"event\":\(launch)}]}")
+            let session = "/v1/policies/{policy}/sessions/{user}/{device}"
+            let sessionPath = "/v1/policies/cross-app-device-sso/sessions/\(user)/\(device)"
+            _ = try await call(.get, session, sessionPath, token: token)
+            _ = try await call(.get, session, sessionPath)
+            _ = try await call(.get, session, "/v1/policies/cross-app-device-sso/sessions/bob/\(device)", token: token)
+            _ = try await call(
+                .post, session + "/events", sessionPath + "/events",
+                #"{"event":{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","network":"online"}}"#,
+                token: token)
+            _ = try await call(.get, session, sessionPath, token: token)
+            _ = try await call(.delete, session, sessionPath, token: token)
+            _ = try await call(.delete, session, sessionPath, token: token)
+
+            _ = try await call(
+                .post, "/v1/device-sessions", "/v1/device-sessions",
+                "{\"pool\":\"vendor\",\"device\":\"\(device)\",\"app\":\"com.example.crm\"}", token: token)
+            _ = try await call(.post, "/v1/device-sessions", "/v1/device-sessions", #"{"pool":"vendor"}"#, token: token)
+            let detectBody =
+                "{\"pool\":\"vendor\",\"device\":\"\(device)\",\"app\":\"com.example.field-service\",\"policy\":\"cross-app-device-sso\"}"
+            let detected = try await call(.post, "/v1/device-sessions/detect", "/v1/device-sessions/detect", detectBody)
+            _ = try await call(
+                .post, "/v1/device-sessions/detect", "/v1/device-sessions/detect",
+                "{\"pool\":\"vendor\",\"device\":\"\(unique("none"))\",\"app\":\"a\",\"policy\":\"cross-app-device-sso\"}")
+            let ticket = try #require(detected.json?["ticket"] as? String)
+            let exchange = "{\"pool\":\"vendor\",\"ticket\":\"\(ticket)\"}"
+            let ex = "/v1/device-sessions/exchange"
+            _ = try await call(.post, ex, ex, exchange, headers: [.poolSecret: "wrong-0123456789abcdef"])
+            _ = try await call(.post, ex, ex, exchange, headers: [.poolSecret: TestServer.poolSecret])
+            _ = try await call(.post, ex, ex, exchange, headers: [.poolSecret: TestServer.poolSecret])
+            for _ in 0..<3 { _ = try await call(.post, "/v1/device-sessions/detect", "/v1/device-sessions/detect", detectBody) }
+            _ = try await call(
+                .delete, "/v1/device-sessions/{pool}/{device}/{app}", "/v1/device-sessions/vendor/\(device)/com.example.crm",
+                token: token)
+            _ = try await call(.delete, "/v1/device-sessions/{pool}/{device}", "/v1/device-sessions/vendor/\(device)", token: token)
+            _ = try await call(.delete, "/v1/device-sessions/{pool}/{device}", "/v1/device-sessions/vendor/\(device)")
+
+            #expect(Set(doc.operations).subtracting(seen).isEmpty, "not exercised: \(Set(doc.operations).subtracting(seen))")
+        }
+    }
+}
