@@ -38,7 +38,13 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// digits dropped) and `Z` or `±HH:MM`. A plain date `YYYY-MM-DD` means midnight UTC.
     /// Returns nil for anything else, and for times outside years 0001 to 9999.
     public static func parse(_ text: String) -> Timestamp? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Parses RFC 3339 from UTF-8 bytes, by the same rules as `parse(_:)` (which calls it), so
+    /// byte-level readers such as `FastJSON` accept exactly the times the text readers accept.
+    package static func parse(utf8 b: UnsafeRawBufferPointer) -> Timestamp? {
         func num(_ from: Int, _ count: Int) -> Int? {
             guard from + count <= b.count else { return nil }
             var v = 0
