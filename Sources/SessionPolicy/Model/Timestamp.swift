@@ -45,7 +45,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     /// Parses RFC 3339 from UTF-8 bytes, by the same rules as `parse(_:)` (which calls it), so
     /// byte-level readers such as `FastJSON` accept exactly the times the text readers accept.
     package static func parse(utf8 b: UnsafeRawBufferPointer) -> Timestamp? {
-        func num(_ from: Int, _ count: Int) -> Int? {
+        @inline(__always) func num(_ from: Int, _ count: Int) -> Int? {
             guard from + count <= b.count else { return nil }
             var v = 0
             for i in from..<(from + count) {
