@@ -1,0 +1,369 @@
+/// Writing outcomes and session states as JSON, byte for byte what `JSONEncoder` with
+/// `outputFormatting = [.sortedKeys, .withoutEscapingSlashes]` writes for the same value:
+/// keys in byte order, no spaces, `Outcome`'s explicit `null`s, `SessionState`'s absent keys
+/// left out, and strings escaped as Foundation does on Linux (`\"`, `\\`, `\b`, `\f`, `\n`,
+/// `\r`, `\t`, other controls as `\u00xx`; `/`, DEL and non-ASCII written as they are).
+extension FastJSON {
+    /// Appends `outcome` as JSON.
+    package static func append(_ outcome: Outcome, to out: inout [UInt8]) {
+        let bound = JSONWriter.bound(outcome)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: bound))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            var w = JSONWriter(buffer.baseAddress! + start, capacity: bound)
+            w.outcome(outcome)
+            return w.written
+        }
+        out.removeLast(bound - written)
+    }
+
+    /// Appends `state` as JSON (keys of absent values left out, as the synthesized encoding does).
+    package static func append(_ state: SessionState, to out: inout [UInt8]) {
+        let bound = JSONWriter.bound(state)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: bound))
+        let written = out.withUnsafeMutableBufferPointer { buffer in
+            var w = JSONWriter(buffer.baseAddress! + start, capacity: bound)
+            w.state(state)
+            return w.written
+        }
+        out.removeLast(bound - written)
+    }
+
+    /// The body of a batch response, `{"results":[<outcome>,...]}`: what `JSONEncoder` writes
+    /// for a value whose only key `results` holds `outcomes`. The array's capacity is an upper
+    /// bound of the length (about 1 KB per outcome more than it needs).
+    package static func batchResponse(_ outcomes: [Outcome]) -> [UInt8] {
+        var bound = 16
+        for outcome in outcomes { bound += JSONWriter.bound(outcome) + 1 }
+        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            var w = JSONWriter(buffer.baseAddress!, capacity: bound)
+            w.literal(#"{"results":["#)
+            for i in outcomes.indices {
+                if i > 0 { w.byte(UInt8(ascii: ",")) }
+                w.outcome(outcomes[i])
+            }
+            w.literal("]}")
+            count = w.written
+        }
+    }
+}
+
+/// Writes JSON into memory sized beforehand with `bound(_:)`. Every write checks that it stays
+/// within the capacity (a trap, never an overrun, if a bound were ever wrong), once per piece
+/// rather than once per byte.
+struct JSONWriter {
+    private let start: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
+    private var p: UnsafeMutablePointer<UInt8>
+    /// The last day written by `time(_:)` (days since the epoch) and its date, as
+    /// `Timestamp.civilFromDays` gives it: times in one response mostly share a few days.
+    private var day = Int.min
+    private var date = (year: 0, month: 0, day: 0)
+
+    init(_ start: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.start = start
+        self.end = start + capacity
+        self.p = start
+    }
+
+    /// Bytes written so far.
+    var written: Int { p - start }
+
+    /// Room for `n` more bytes.
+    private func reserve(_ n: Int) { precondition(end - p >= n, "JSONWriter bound too small") }
+
+    // MARK: Bounds
+
+    /// Most bytes `outcome(_:)` writes: 1,024 for every key, punctuation, keyword, number,
+    /// time, span and notice (they need at most about 800), plus 6 per byte of free text (an
+    /// escaped control character takes 6).
+    static func bound(_ o: Outcome) -> Int {
+        1024 + 6
+            * (o.message.utf8.count + o.reason.rawValue.utf8.count + (o.state.user?.utf8.count ?? 0)
+                + (o.state.device?.utf8.count ?? 0))
+    }
+
+    /// Most bytes `state(_:)` writes (keys, punctuation, numbers and times need about 450).
+    static func bound(_ s: SessionState) -> Int {
+        512 + 6 * ((s.user?.utf8.count ?? 0) + (s.device?.utf8.count ?? 0))
+    }
+
+    // MARK: Values
+
+    mutating func outcome(_ o: Outcome) {
+        literal(#"{"auth_mode":"#)
+        keywordOrNull(o.authMode)
+        literal(#","decision":"#)
+        keywordOrNull(o.decision)
+        literal(#","message":"#)
+        string(o.message)
+        literal(#","notice_delay":"#)
+        if let delay = o.noticeDelay { span(delay) } else { literal("null") }
+        literal(#","notices":["#)
+        var first = true
+        for (name, notice) in Notices.named where o.notices.contains(notice) {
+            if !first { byte(UInt8(ascii: ",")) }
+            first = false
+            string(name)
+        }
+        literal(#"],"reason":"#)
+        string(o.reason.rawValue)
+        literal(#","scope":"#)
+        keywordOrNull(o.scope)
+        literal(#","state":"#)
+        state(o.state)
+        literal(#","transition":"#)
+        int(o.transition)
+        byte(UInt8(ascii: "}"))
+    }
+
+    mutating func state(_ s: SessionState) {
+        byte(UInt8(ascii: "{"))
+        if let mode = s.authMode {
+            literal(#""auth_mode":"#)
+            string(mode.rawValue)
+            byte(UInt8(ascii: ","))
+        }
+        literal(#""biometric_locked":"#)
+        bool(s.biometricLocked)
+        if let device = s.device {
+            literal(#","device":"#)
+            string(device)
+        }
+        literal(#","failures":{"biometric":"#)
+        int(s.failures.biometric)
+        literal(#","idp_login":"#)
+        int(s.failures.idpLogin)
+        literal(#","offline_login":"#)
+        int(s.failures.offlineLogin)
+        byte(UInt8(ascii: "}"))
+        if let t = s.highestTime {
+            literal(#","highest_time":"#)
+            time(t)
+        }
+        if let t = s.lastActivity {
+            literal(#","last_activity":"#)
+            time(t)
+        }
+        if let t = s.lastIdPLogin {
+            literal(#","last_idp_login":"#)
+            time(t)
+        }
+        if let t = s.lastOnline {
+            literal(#","last_online":"#)
+            time(t)
+        }
+        literal(#","read_only":"#)
+        bool(s.readOnly)
+        literal(#","state":"#)
+        string(s.state.rawValue)
+        if let user = s.user {
+            literal(#","user":"#)
+            string(user)
+        }
+        byte(UInt8(ascii: "}"))
+    }
+
+    // MARK: Pieces
+
+    mutating func byte(_ b: UInt8) {
+        reserve(1)
+        p.initialize(to: b)
+        p += 1
+    }
+
+    /// A literal's UTF-8 as it is.
+    mutating func literal(_ text: StaticString) {
+        let n = text.utf8CodeUnitCount
+        reserve(n)
+        p.initialize(from: text.utf8Start, count: n)
+        p += n
+    }
+
+    mutating func bool(_ value: Bool) {
+        if value { literal("true") } else { literal("false") }
+    }
+
+    /// A keyword's word as a JSON string, or `null`.
+    mutating func keywordOrNull<K: PolicyKeyword>(_ value: K?) {
+        if let value { string(value.rawValue) } else { literal("null") }
+    }
+
+    /// A JSON string, escaped as `JSONEncoder` escapes it.
+    mutating func string(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ string(utf8: $0) }) == nil {
+            Array(text.utf8).withUnsafeBufferPointer { string(utf8: $0) }
+        }
+    }
+
+    private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        reserve(2 + 6 * utf8.count)
+        p.initialize(to: UInt8(ascii: "\""))
+        p += 1
+        guard let base = utf8.baseAddress else {
+            p.initialize(to: UInt8(ascii: "\""))
+            p += 1
+            return
+        }
+        let n = utf8.count
+        var i = 0
+        while i < n {
+            // Eight bytes at a time, up to the first that needs escaping.
+            while i + 8 <= n {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let flags = Self.escapeFlags(UInt64(littleEndian: w))
+                if flags != 0 {
+                    let plain = flags.trailingZeroBitCount >> 3
+                    p.initialize(from: base + i, count: plain)
+                    p += plain
+                    i += plain
+                    break
+                }
+                UnsafeMutableRawPointer(p).storeBytes(of: w, as: UInt64.self)
+                p += 8
+                i += 8
+            }
+            guard i < n else { break }
+            let b = base[i]
+            i += 1
+            guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else {
+                p.initialize(to: b)
+                p += 1
+                continue
+            }
+            p[0] = UInt8(ascii: "\\")
+            switch b {
+            case UInt8(ascii: "\""): p[1] = UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): p[1] = UInt8(ascii: "\\")
+            case 0x08: p[1] = UInt8(ascii: "b")
+            case 0x0C: p[1] = UInt8(ascii: "f")
+            case 0x0A: p[1] = UInt8(ascii: "n")
+            case 0x0D: p[1] = UInt8(ascii: "r")
+            case 0x09: p[1] = UInt8(ascii: "t")
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                p[1] = UInt8(ascii: "u")
+                p[2] = UInt8(ascii: "0")
+                p[3] = UInt8(ascii: "0")
+                p[4] = hex.utf8Start[Int(b >> 4)]
+                p[5] = hex.utf8Start[Int(b & 0xF)]
+                p += 4
+            }
+            p += 2
+        }
+        p.initialize(to: UInt8(ascii: "\""))
+        p += 1
+    }
+
+    /// The high bit of each of the 8 bytes in `w` (first byte lowest) that `JSONEncoder`
+    /// escapes: a quote, a backslash or a control below 0x20. As in `FastJSONScanner.flags`,
+    /// only the lowest set bit is exact.
+    @inline(__always)
+    static func escapeFlags(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & high }
+        return ((w &- ones &* 0x20) & ~w & high) | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C))
+    }
+
+    /// An integer in decimal, as `JSONEncoder` writes `Int`.
+    mutating func int(_ value: Int) {
+        if value < 0 { byte(UInt8(ascii: "-")) }
+        digits(UInt64(value.magnitude))
+    }
+
+    /// The decimal digits of `value`.
+    mutating func digits(_ value: UInt64) {
+        var n = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            n += 1
+        }
+        reserve(n)
+        rest = value
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            p[i] = UInt8(truncatingIfNeeded: rest % 10) + 0x30
+            rest /= 10
+        }
+        p += n
+    }
+
+    /// `value` (0...99) as two digits.
+    private mutating func two(_ value: Int) {
+        p[0] = UInt8(truncatingIfNeeded: value / 10) + 0x30
+        p[1] = UInt8(truncatingIfNeeded: value % 10) + 0x30
+        p += 2
+    }
+
+    /// A time as a JSON string: `Timestamp.description` (`2026-03-01T09:30:00Z`, `.250` for
+    /// milliseconds), written without making a `String` for years 0001 to 9999.
+    mutating func time(_ t: Timestamp) {
+        let seconds = t.secondsSinceEpoch
+        let millis = Int(t.millisecondsSinceEpoch - seconds * 1000)
+        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let rem = Int(seconds - Int64(days) * 86_400)
+        if days != day {
+            day = days
+            date = Timestamp.civilFromDays(days)
+        }
+        let (y, m, d) = date
+        guard (1...9999).contains(y) else {
+            string(t.description)
+            return
+        }
+        reserve(26)  // "YYYY-MM-DDTHH:MM:SS.mmmZ" and the quotes
+        p[0] = UInt8(ascii: "\"")
+        p += 1
+        two(y / 100)
+        two(y % 100)
+        p[0] = UInt8(ascii: "-")
+        p += 1
+        two(m)
+        p[0] = UInt8(ascii: "-")
+        p += 1
+        two(d)
+        p[0] = UInt8(ascii: "T")
+        p += 1
+        two(rem / 3600)
+        p[0] = UInt8(ascii: ":")
+        p += 1
+        two(rem % 3600 / 60)
+        p[0] = UInt8(ascii: ":")
+        p += 1
+        two(rem % 60)
+        if millis > 0 {
+            p[0] = UInt8(ascii: ".")
+            p[1] = UInt8(truncatingIfNeeded: millis / 100) + 0x30
+            p += 2
+            two(millis % 100)
+        }
+        p[0] = UInt8(ascii: "Z")
+        p[1] = UInt8(ascii: "\"")
+        p += 2
+    }
+
+    /// A time span as a JSON string: `TimeSpan.description` (`1d12h`, `0s`).
+    mutating func span(_ span: TimeSpan) {
+        byte(UInt8(ascii: "\""))
+        if span.seconds == 0 {
+            literal("0s")
+        } else {
+            // The units of `TimeSpan.description`, largest first, weeks left out.
+            var rest = span.seconds
+            unit(&rest, 86_400, "d")
+            unit(&rest, 3600, "h")
+            unit(&rest, 60, "m")
+            unit(&rest, 1, "s")
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    private mutating func unit(_ rest: inout Int64, _ size: Int64, _ unit: Unicode.Scalar) {
+        guard rest >= size else { return }
+        digits(UInt64(rest / size))
+        byte(UInt8(ascii: unit))
+        rest %= size
+    }
+}

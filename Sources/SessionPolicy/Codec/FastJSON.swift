@@ -1,0 +1,508 @@
+/// A fast, allocation-light codec for the JSON a high-throughput server reads and writes:
+/// session states, events and the request bodies that carry them, and outcomes.
+///
+/// Decoding is a *strict subset* of the located-syntax path (`YAMLSyntax.parse` then
+/// `SyntaxReader.sessionState(_:path:)` / `event(_:path:)`), which stays the reference and
+/// the only source of diagnostics. Every reader here returns nil for anything it is not
+/// certain about, and the caller then falls back to the slow path to get the value or its
+/// diagnostics. When a reader returns a value, it is exactly the value the slow path reads from
+/// the same bytes without diagnostics. It returns nil for:
+///
+/// - unknown, duplicate or missing required keys, and events without the context their kind
+///   needs (`launch` without `network`, see `SyntaxReader.checkRequiredContext`);
+/// - any value of another JSON type than the canonical one (the slow path reads `"user": 7`
+///   as the name `7` and `"failures": {"biometric": "2"}` as an error; both fall back here),
+///   and `null`;
+/// - words outside a vocabulary, times `Timestamp.parse` rejects, relative times (`+3d`),
+///   integers with a sign, fraction or exponent, or too large for `Int`;
+/// - names whose first or last character is not printable ASCII (the slow path trims Unicode
+///   whitespace, which this codec does not re-implement);
+/// - strings with escapes or characters outside `FastJSONScanner`'s subset, and whitespace
+///   libyaml would read differently (a tab outside the brackets, a key split from its `:`);
+/// - documents larger than `maxBytes` or with more than `maxNodes` values, as the YAML front
+///   end refuses them; trailing bytes; a byte-order mark.
+///
+/// Encoding writes exactly what `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`
+/// writes for the same value (see `FastJSON+Encoding.swift`).
+package enum FastJSON {
+    /// Largest document read, in bytes: the YAML front end's limit (`YAMLSyntax.maxBytes`).
+    package static let maxBytes = 1 << 20
+    /// Most keys and values read in one document: the YAML front end's `YAMLSyntax.maxNodes`.
+    package static let maxNodes = 100_000
+
+    /// One evaluation: a session state (signed out when absent) and an event.
+    package typealias Request = (state: SessionState, event: Event)
+
+    // MARK: Documents
+
+    /// A session state document: `{"state": "active", "user": "alice", ...}`.
+    package static func sessionState(_ bytes: UnsafeRawBufferPointer) -> SessionState? {
+        document(bytes) { s in
+            var state = SessionState()
+            return readState(&s, into: &state) ? state : nil
+        }
+    }
+
+    /// A session state document.
+    package static func sessionState(_ bytes: [UInt8]) -> SessionState? {
+        bytes.withUnsafeBytes { sessionState($0) }
+    }
+
+    /// An event document: `{"type": "launch", "time": "2026-03-01T09:00:00Z", "network": ...}`.
+    package static func event(_ bytes: UnsafeRawBufferPointer) -> Event? {
+        document(bytes) { s in
+            var event = blankEvent
+            return readEvent(&s, into: &event) ? event : nil
+        }
+    }
+
+    /// An event document.
+    package static func event(_ bytes: [UInt8]) -> Event? {
+        bytes.withUnsafeBytes { event($0) }
+    }
+
+    /// An evaluation request: `{"state": {...}, "event": {...}}` with exactly these keys;
+    /// `state` may be left out and then means `SessionState()` (as in `policyctl eval`).
+    package static func evaluationRequest(_ bytes: UnsafeRawBufferPointer) -> Request? {
+        document(bytes) { s in
+            var request = blankRequest
+            return readRequest(&s, into: &request) ? request : nil
+        }
+    }
+
+    /// An evaluation request.
+    package static func evaluationRequest(_ bytes: [UInt8]) -> Request? {
+        bytes.withUnsafeBytes { evaluationRequest($0) }
+    }
+
+    /// A batch of evaluation requests: `{"items": [{"state": {...}, "event": {...}}, ...]}`,
+    /// each item shaped like `evaluationRequest(_:)`. Nil if any item is not certain.
+    package static func batchRequest(_ bytes: UnsafeRawBufferPointer) -> [Request]? {
+        document(bytes) { s in
+            var items: [Request] = []
+            var seen = false
+            let ok = s.object { s, key in
+                guard key.equals("items"), !seen else { return false }
+                seen = true
+                return s.array { s in
+                    // Read in place: states and events are a few hundred bytes each.
+                    items.append(blankRequest)
+                    return readRequest(&s, into: &items[items.count - 1])
+                }
+            }
+            return ok && seen ? items : nil
+        }
+    }
+
+    /// A batch of evaluation requests.
+    package static func batchRequest(_ bytes: [UInt8]) -> [Request]? {
+        bytes.withUnsafeBytes { batchRequest($0) }
+    }
+
+    /// An event request: `{"event": {...}}`.
+    package static func eventRequest(_ bytes: UnsafeRawBufferPointer) -> Event? {
+        document(bytes) { s in
+            var event = blankEvent
+            var seen = false
+            let ok = s.object { s, key in
+                guard key.equals("event"), !seen else { return false }
+                seen = true
+                return readEvent(&s, into: &event)
+            }
+            return ok && seen ? event : nil
+        }
+    }
+
+    /// An event request.
+    package static func eventRequest(_ bytes: [UInt8]) -> Event? {
+        bytes.withUnsafeBytes { eventRequest($0) }
+    }
+
+    /// Reads one object with `read` and requires nothing but whitespace around it.
+    private static func document<T>(_ bytes: UnsafeRawBufferPointer, _ read: (inout FastJSONScanner) -> T?) -> T? {
+        guard bytes.count <= maxBytes else { return nil }
+        var s = FastJSONScanner(bytes)
+        s.skipOuterSpace()
+        guard s.next == UInt8(ascii: "{"), let value = read(&s) else { return nil }
+        s.skipOuterSpace()
+        return s.atEnd ? value : nil
+    }
+
+    // MARK: Shapes
+
+    /// What the in-place readers start from: `Event(kind, at:)` with every optional unset.
+    static var blankEvent: Event { Event(.launch, at: Timestamp(millisecondsSinceEpoch: 0)) }
+    static var blankRequest: Request { (SessionState(), blankEvent) }
+
+    /// `{"state": {...}, "event": {...}}` into `request`, which must be `blankRequest`.
+    static func readRequest(_ s: inout FastJSONScanner, into request: inout Request) -> Bool {
+        var seenState = false
+        var seenEvent = false
+        let ok = s.object { s, key in
+            if key.equals("state") {
+                guard !seenState else { return false }
+                seenState = true
+                return readState(&s, into: &request.state)
+            }
+            if key.equals("event") {
+                guard !seenEvent else { return false }
+                seenEvent = true
+                return readEvent(&s, into: &request.event)
+            }
+            return false
+        }
+        return ok && seenEvent
+    }
+
+    /// A session state, as `SyntaxReader.sessionState(_:path:)` reads it without a base time,
+    /// into `state`, which must be `SessionState()`.
+    static func readState(_ s: inout FastJSONScanner, into state: inout SessionState) -> Bool {
+        var seen: UInt32 = 0
+        let ok = s.object { s, key in
+            guard let field = StateField(key), seen & field.bit == 0 else { return false }
+            seen |= field.bit
+            switch field {
+            case .state:
+                guard let v = s.keyword(machineStates) else { return false }
+                state.state = v
+            case .user:
+                state.user = s.name()
+                return state.user != nil
+            case .device:
+                state.device = s.name()
+                return state.device != nil
+            case .authMode:
+                state.authMode = s.keyword(authModes)
+                return state.authMode != nil
+            case .lastIdPLogin:
+                state.lastIdPLogin = s.time()
+                return state.lastIdPLogin != nil
+            case .lastOnline:
+                state.lastOnline = s.time()
+                return state.lastOnline != nil
+            case .lastActivity:
+                state.lastActivity = s.time()
+                return state.lastActivity != nil
+            case .highestTime:
+                state.highestTime = s.time()
+                return state.highestTime != nil
+            case .failures:
+                return readFailures(&s, into: &state.failures)
+            case .readOnly:
+                guard let v = s.boolean() else { return false }
+                state.readOnly = v
+            case .biometricLocked:
+                guard let v = s.boolean() else { return false }
+                state.biometricLocked = v
+            }
+            return true
+        }
+        return ok && seen & StateField.state.bit != 0
+    }
+
+    /// `{"biometric": 0, "offline_login": 0, "idp_login": 0}`, every key optional, into
+    /// `failures`, which must be all zeros.
+    static func readFailures(_ s: inout FastJSONScanner, into failures: inout SessionState.Failures) -> Bool {
+        var seen: UInt32 = 0
+        return s.object { s, key in
+            guard let field = FailureField(key), seen & field.bit == 0, let n = s.integer() else { return false }
+            seen |= field.bit
+            switch field {
+            case .biometric: failures.biometric = n
+            case .offlineLogin: failures.offlineLogin = n
+            case .idpLogin: failures.idpLogin = n
+            }
+            return true
+        }
+    }
+
+    /// An event, as `SyntaxReader.event(_:path:)` reads it, into `e`, which must be `blankEvent`.
+    static func readEvent(_ s: inout FastJSONScanner, into e: inout Event) -> Bool {
+        var seen: UInt32 = 0
+        let ok = s.object { s, key in
+            guard let field = EventField(key), seen & field.bit == 0 else { return false }
+            seen |= field.bit
+            switch field {
+            case .type:
+                guard let v = s.keyword(eventKinds) else { return false }
+                e.kind = v
+            case .time:
+                guard let v = s.time() else { return false }
+                e.time = v
+            case .network:
+                e.network = s.keyword(networks)
+                return e.network != nil
+            case .user:
+                e.user = s.name()
+                return e.user != nil
+            case .device:
+                return readDevice(&s, into: &e.device)
+            case .authMode:
+                e.authMode = s.keyword(authModes)
+                return e.authMode != nil
+            case .cause:
+                e.cause = s.keyword(causes)
+                return e.cause != nil
+            case .unsyncedItems:
+                e.unsyncedItems = s.integer()
+                return e.unsyncedItems != nil
+            case .attributes:
+                return readAttributes(&s, into: &e.attributes)
+            case .appID:
+                e.appID = s.name()
+                return e.appID != nil
+            }
+            return true
+        }
+        guard ok, seen & EventField.type.bit != 0, seen & EventField.time.bit != 0 else { return false }
+        // `SyntaxReader.checkRequiredContext`: here a key is present exactly when its value is set.
+        switch e.kind {
+        case .launch, .resume, .register:
+            return e.network != nil
+        case .idpLoginSucceeded:
+            return e.authMode != nil && e.user != nil
+        case .deviceSessionDetected:
+            return e.appID != nil && e.user != nil
+        case .refreshFailed:
+            return e.cause != nil
+        default:
+            return true
+        }
+    }
+
+    /// `{"id": "d1", "keystore": "hardware", "integrity": "ok"}`, every key optional, into
+    /// `device`, which must be empty.
+    static func readDevice(_ s: inout FastJSONScanner, into device: inout Event.DeviceFacts) -> Bool {
+        var seen: UInt32 = 0
+        return s.object { s, key in
+            guard let field = DeviceField(key), seen & field.bit == 0 else { return false }
+            seen |= field.bit
+            switch field {
+            case .id:
+                device.id = s.name()
+                return device.id != nil
+            case .keystore:
+                device.keystore = s.keyword(keystores)
+                return device.keystore != nil
+            case .integrity:
+                device.integrity = s.keyword(integrities)
+                return device.integrity != nil
+            }
+        }
+    }
+
+    /// `{"license": "revoked", ...}`: any keys, string values (empty ones too), into
+    /// `attributes`, which must be empty. A key equal (as a `String`) to an earlier one falls
+    /// back, so YAML's duplicate-key rule is never second-guessed.
+    static func readAttributes(_ s: inout FastJSONScanner, into attributes: inout [String: String]) -> Bool {
+        s.object { s, key in
+            guard let value = s.string() else { return false }
+            let k = String(decoding: key, as: UTF8.self)
+            guard attributes[k] == nil else { return false }
+            attributes[k] = String(decoding: value, as: UTF8.self)
+            return true
+        }
+    }
+}
+
+// MARK: - Keys
+
+extension FastJSON {
+    /// The keys of a session state (`SyntaxReader.stateKeys`).
+    enum StateField: UInt8, CaseIterable {
+        case state, user, device, authMode, lastIdPLogin, lastOnline, lastActivity, highestTime, failures, readOnly, biometricLocked
+
+        var name: StaticString {
+            switch self {
+            case .state: "state"
+            case .user: "user"
+            case .device: "device"
+            case .authMode: "auth_mode"
+            case .lastIdPLogin: "last_idp_login"
+            case .lastOnline: "last_online"
+            case .lastActivity: "last_activity"
+            case .highestTime: "highest_time"
+            case .failures: "failures"
+            case .readOnly: "read_only"
+            case .biometricLocked: "biometric_locked"
+            }
+        }
+
+        init?(_ key: UnsafeRawBufferPointer) {
+            switch key.count {
+            case 4 where key.equals(Self.user.name): self = .user
+            case 5 where key.equals(Self.state.name): self = .state
+            case 6 where key.equals(Self.device.name): self = .device
+            case 8 where key.equals(Self.failures.name): self = .failures
+            case 9 where key.equals(Self.authMode.name): self = .authMode
+            case 9 where key.equals(Self.readOnly.name): self = .readOnly
+            case 11 where key.equals(Self.lastOnline.name): self = .lastOnline
+            case 12 where key.equals(Self.highestTime.name): self = .highestTime
+            case 13 where key.equals(Self.lastActivity.name): self = .lastActivity
+            case 14 where key.equals(Self.lastIdPLogin.name): self = .lastIdPLogin
+            case 16 where key.equals(Self.biometricLocked.name): self = .biometricLocked
+            default: return nil
+            }
+        }
+
+        var bit: UInt32 { 1 << rawValue }
+    }
+
+    /// The keys of an event: `type`, `time` and `SyntaxReader.contextKeys`.
+    enum EventField: UInt8, CaseIterable {
+        case type, time, network, user, device, authMode, cause, unsyncedItems, attributes, appID
+
+        var name: StaticString {
+            switch self {
+            case .type: "type"
+            case .time: "time"
+            case .network: "network"
+            case .user: "user"
+            case .device: "device"
+            case .authMode: "auth_mode"
+            case .cause: "cause"
+            case .unsyncedItems: "unsynced_items"
+            case .attributes: "attributes"
+            case .appID: "app_id"
+            }
+        }
+
+        init?(_ key: UnsafeRawBufferPointer) {
+            switch key.count {
+            case 4 where key.equals(Self.type.name): self = .type
+            case 4 where key.equals(Self.time.name): self = .time
+            case 4 where key.equals(Self.user.name): self = .user
+            case 5 where key.equals(Self.cause.name): self = .cause
+            case 6 where key.equals(Self.device.name): self = .device
+            case 6 where key.equals(Self.appID.name): self = .appID
+            case 7 where key.equals(Self.network.name): self = .network
+            case 9 where key.equals(Self.authMode.name): self = .authMode
+            case 10 where key.equals(Self.attributes.name): self = .attributes
+            case 14 where key.equals(Self.unsyncedItems.name): self = .unsyncedItems
+            default: return nil
+            }
+        }
+
+        var bit: UInt32 { 1 << rawValue }
+    }
+
+    /// The keys of an event's `device` (`SyntaxReader.deviceKeys`).
+    enum DeviceField: UInt8, CaseIterable {
+        case id, keystore, integrity
+
+        var name: StaticString {
+            switch self {
+            case .id: "id"
+            case .keystore: "keystore"
+            case .integrity: "integrity"
+            }
+        }
+
+        init?(_ key: UnsafeRawBufferPointer) {
+            if key.equals(Self.id.name) {
+                self = .id
+            } else if key.equals(Self.keystore.name) {
+                self = .keystore
+            } else if key.equals(Self.integrity.name) {
+                self = .integrity
+            } else {
+                return nil
+            }
+        }
+
+        var bit: UInt32 { 1 << rawValue }
+    }
+
+    /// The keys of a session state's `failures` (`SyntaxReader.failureKeys`).
+    enum FailureField: UInt8, CaseIterable {
+        case biometric, offlineLogin, idpLogin
+
+        var name: StaticString {
+            switch self {
+            case .biometric: "biometric"
+            case .offlineLogin: "offline_login"
+            case .idpLogin: "idp_login"
+            }
+        }
+
+        init?(_ key: UnsafeRawBufferPointer) {
+            if key.equals(Self.biometric.name) {
+                self = .biometric
+            } else if key.equals(Self.offlineLogin.name) {
+                self = .offlineLogin
+            } else if key.equals(Self.idpLogin.name) {
+                self = .idpLogin
+            } else {
+                return nil
+            }
+        }
+
+        var bit: UInt32 { 1 << rawValue }
+    }
+}
+
+// MARK: - Vocabularies
+
+/// The words of a vocabulary packed into 32-byte blocks, for matching bytes without making a
+/// `String`. Built from `allCases`, so it has the words `SyntaxReader.keyword` accepts;
+/// matching is byte for byte (stricter than `String`'s canonical equivalence, so never wider).
+/// A word longer than 32 bytes is never matched, so it falls back to the slow path.
+struct KeywordTable<K: PolicyKeyword>: Sendable {
+    struct Packed: Equatable, Sendable {
+        var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, d: UInt64 = 0
+
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count <= 32 else { return nil }
+            withUnsafeMutableBytes(of: &self) { $0.copyMemory(from: bytes) }
+        }
+    }
+
+    private let words: [(packed: Packed, count: Int, value: K)]
+
+    init() {
+        words = K.allCases.compactMap { word in
+            var raw = word.rawValue
+            return raw.withUTF8 { utf8 in Packed(UnsafeRawBufferPointer(utf8)).map { ($0, utf8.count, word) } }
+        }
+    }
+
+    /// The word spelled exactly by `bytes`.
+    func value(_ bytes: UnsafeRawBufferPointer) -> K? {
+        guard let packed = Packed(bytes) else { return nil }
+        for word in words where word.count == bytes.count && word.packed == packed { return word.value }
+        return nil
+    }
+}
+
+extension FastJSON {
+    static let machineStates = KeywordTable<MachineState>()
+    static let authModes = KeywordTable<AuthMode>()
+    static let eventKinds = KeywordTable<EventKind>()
+    static let networks = KeywordTable<Network>()
+    static let causes = KeywordTable<RefreshFailureCause>()
+    static let keystores = KeywordTable<Keystore>()
+    static let integrities = KeywordTable<Integrity>()
+}
+
+// MARK: - Typed values
+
+extension FastJSONScanner {
+    /// A string naming something (`SyntaxReader.name`): non-empty, and (stricter than the
+    /// slow path's Unicode trimming) starting and ending with printable non-space ASCII.
+    mutating func name() -> String? {
+        guard let text = string(), let first = text.first, let last = text.last,
+            (0x21...0x7E).contains(first), (0x21...0x7E).contains(last)
+        else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// An absolute RFC 3339 time (`SyntaxReader.time` without a base): `Timestamp.parse`'s rules.
+    mutating func time() -> Timestamp? {
+        string().flatMap { Timestamp.parse(utf8: $0) }
+    }
+
+    /// A word of `table`'s vocabulary, written as a string.
+    mutating func keyword<K>(_ table: KeywordTable<K>) -> K? {
+        string().flatMap { table.value($0) }
+    }
+}

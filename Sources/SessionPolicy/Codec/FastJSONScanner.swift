@@ -1,0 +1,300 @@
+import Foundation
+
+/// A cursor over the UTF-8 bytes of a JSON document, for `FastJSON`'s schema-driven readers.
+///
+/// It recognises exactly a strict subset of JSON, chosen so that whatever it accepts, the
+/// YAML front end (libyaml through Yams, which reads JSON as YAML) reads the same way:
+///
+/// - strings without escapes, control characters, line separators or a byte-order mark,
+///   in valid UTF-8 (anything else makes the caller fall back to the slow path);
+/// - non-negative integers without fraction, exponent or leading zeros;
+/// - `true` and `false` (`null` is never a valid value in the shapes read here);
+/// - whitespace: spaces, line breaks and, inside brackets only, tabs (libyaml refuses a tab
+///   where a block-context token could start, that is outside every bracket);
+/// - a key's closing quote followed on the same line by `:`, within 1,000 bytes of its opening
+///   quote (libyaml forgets a "simple key" that spans lines or more than 1,024 characters).
+///
+/// The readers are driven by the expected shape, so nesting is bounded by the shape; `depth`
+/// is still counted and capped at `maxDepth`, and every value and key counts towards the same
+/// node budget as the YAML front end. Every method returns nil or false on anything outside
+/// the subset; the scanner never traps on malformed input.
+struct FastJSONScanner {
+    /// The document.
+    let bytes: UnsafeRawBufferPointer
+    /// The next byte to read.
+    private(set) var index = 0
+    /// Containers currently open.
+    private(set) var depth = 0
+    /// Keys, values and containers read so far (the YAML front end's node count).
+    private(set) var nodes = 0
+
+    /// Deepest nesting accepted (the shapes read need 5 levels).
+    static let maxDepth = 32
+    /// Largest distance in bytes from a key's opening quote to its `:`.
+    static let maxKeySpan = 1000
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// True once every byte is consumed.
+    var atEnd: Bool { index == bytes.count }
+
+    /// The byte at the cursor, if any.
+    var next: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    // MARK: Whitespace
+
+    /// Skips whitespace inside a container: space, tab, line feed, carriage return.
+    mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Skips whitespace outside every container: space, line feed, carriage return (no tabs).
+    mutating func skipOuterSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Skips whitespace, then consumes `byte` if it comes next.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    // MARK: Nodes
+
+    /// Counts one node; false once the document has more than `FastJSON.maxNodes`.
+    private mutating func count() -> Bool {
+        nodes += 1
+        return nodes <= FastJSON.maxNodes
+    }
+
+    /// Opens a container (`{` or `[`) after optional whitespace.
+    private mutating func open(_ bracket: UInt8) -> Bool {
+        guard consume(bracket), depth < Self.maxDepth, count() else { return false }
+        depth += 1
+        return true
+    }
+
+    /// Reads an object, calling `member` with each key (the bytes between the quotes) with the
+    /// scanner positioned before the value. `member` reads the value and returns false to stop.
+    /// False if the object is malformed or `member` stopped.
+    mutating func object(_ member: (inout FastJSONScanner, UnsafeRawBufferPointer) -> Bool) -> Bool {
+        guard open(UInt8(ascii: "{")) else { return false }
+        if consume(UInt8(ascii: "}")) {
+            depth -= 1
+            return true
+        }
+        while true {
+            guard let key = key(), member(&self, key) else { return false }
+            skipSpace()
+            guard index < bytes.count else { return false }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Reads an array, calling `element` with the scanner positioned before each element.
+    /// `element` reads it and returns false to stop. False if malformed or stopped.
+    mutating func array(_ element: (inout FastJSONScanner) -> Bool) -> Bool {
+        guard open(UInt8(ascii: "[")) else { return false }
+        if consume(UInt8(ascii: "]")) {
+            depth -= 1
+            return true
+        }
+        while true {
+            guard element(&self) else { return false }
+            skipSpace()
+            guard index < bytes.count else { return false }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// A key and its `:`, under the single-line and length rules above.
+    private mutating func key() -> UnsafeRawBufferPointer? {
+        skipSpace()
+        let start = index
+        guard let key = string() else { return nil }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":"), index - start <= Self.maxKeySpan else { return nil }
+        index += 1
+        return key
+    }
+
+    // MARK: Scalars
+
+    /// A string's bytes (between the quotes), if it is in the subset described above.
+    mutating func string() -> UnsafeRawBufferPointer? {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), count() else { return nil }
+        let base = bytes.baseAddress!
+        let n = bytes.count
+        let start = index + 1
+        var i = start
+        while true {
+            // Eight bytes at a time, up to the first that needs a look.
+            while i + 8 <= n {
+                let flags = Self.flags(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                if flags == 0 {
+                    i += 8
+                } else {
+                    i += flags.trailingZeroBitCount >> 3
+                    break
+                }
+            }
+            guard i < n else { return nil }
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
+            if b == UInt8(ascii: "\"") {
+                index = i + 1
+                return UnsafeRawBufferPointer(start: base + start, count: i - start)
+            }
+            if b < 0x80 {
+                // Controls would be invalid JSON (and libyaml folds line breaks); escapes are
+                // left to the slow path.
+                guard b >= 0x20, b != UInt8(ascii: "\\"), b != 0x7F else { return nil }
+                i += 1
+            } else {
+                guard let width = Self.scalarWidth(bytes, at: i) else { return nil }
+                i += width
+            }
+        }
+    }
+
+    /// The high bit of each of the 8 bytes in `w` (first byte lowest) that is a quote, a
+    /// backslash, a control (below 0x20, or 0x7F) or non-ASCII, by the usual "has a byte less
+    /// than / equal to" bit tricks. Bits above the lowest may be false alarms (borrows carry
+    /// upwards); the lowest set bit is always the first such byte, which is all that is used.
+    @inline(__always)
+    static func flags(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & high }
+        let below20 = (w &- ones &* 0x20) & ~w & high
+        return (w & high) | below20 | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
+    }
+
+    /// The length of the UTF-8 sequence at `i` if it is valid and its scalar is one libyaml
+    /// reads as an ordinary character inside a quoted scalar: U+00A0...U+D7FF,
+    /// U+E000...U+FFFD and U+10000...U+10FFFF, except the line and paragraph separators
+    /// (U+2028, U+2029: line breaks to YAML) and U+FEFF (a byte-order mark). U+0080...U+009F
+    /// (C1 controls and U+0085, a YAML line break) are excluded by the first range.
+    static func scalarWidth(_ b: UnsafeRawBufferPointer, at i: Int) -> Int? {
+        let lead = b[i]
+        func cont(_ k: Int) -> UInt32? {
+            guard i + k < b.count else { return nil }
+            let c = b[i + k]
+            return c & 0xC0 == 0x80 ? UInt32(c & 0x3F) : nil
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            guard let c1 = cont(1) else { return nil }
+            let v = UInt32(lead & 0x1F) << 6 | c1
+            return v >= 0xA0 ? 2 : nil
+        case 0xE0...0xEF:
+            guard let c1 = cont(1), let c2 = cont(2) else { return nil }
+            let v = UInt32(lead & 0x0F) << 12 | c1 << 6 | c2
+            guard v >= 0x800, v < 0xD800 || v >= 0xE000, v <= 0xFFFD, v != 0x2028, v != 0x2029, v != 0xFEFF else { return nil }
+            return 3
+        case 0xF0...0xF4:
+            guard let c1 = cont(1), let c2 = cont(2), let c3 = cont(3) else { return nil }
+            let v = UInt32(lead & 0x07) << 18 | c1 << 12 | c2 << 6 | c3
+            return v >= 0x10000 && v <= 0x10FFFF ? 4 : nil
+        default:
+            return nil
+        }
+    }
+
+    /// A non-negative integer without sign, fraction, exponent or leading zeros, that fits `Int`.
+    mutating func integer() -> Int? {
+        skipSpace()
+        guard index < bytes.count, count() else { return nil }
+        let start = index
+        var value = 0
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (v, o2) = m.addingReportingOverflow(Int(bytes[index] - 0x30))
+            guard !o1, !o2 else { return nil }
+            value = v
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != 0x30 else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") { return nil }
+        return value
+    }
+
+    /// `true` or `false`.
+    mutating func boolean() -> Bool? {
+        skipSpace()
+        guard count() else { return nil }
+        if matches("true") {
+            index += 4
+            return true
+        }
+        if matches("false") {
+            index += 5
+            return false
+        }
+        return nil
+    }
+
+    /// Whether the bytes at the cursor are `literal`.
+    private func matches(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard bytes.count - index >= n else { return false }
+        return UnsafeRawBufferPointer(rebasing: bytes[index..<(index + n)]).equals(literal)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `literal`'s UTF-8 (keys and literals are short: up to 16
+    /// bytes are compared as two overlapping words).
+    @inline(__always)
+    func equals(_ literal: StaticString) -> Bool {
+        equals(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Whether these bytes are exactly `other`.
+    @inline(__always)
+    func equals(_ other: UnsafeRawBufferPointer) -> Bool {
+        let n = count
+        guard n == other.count else { return false }
+        guard n > 0, let a = baseAddress, let b = other.baseAddress else { return true }
+        if n >= 8, n <= 16 {
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        }
+        if n >= 4, n < 8 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        return memcmp(a, b, n) == 0
+    }
+}
