@@ -25,12 +25,14 @@ extension Server {
     func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let (key, policy) = try await sessionKey(request, context)
         let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
-        var event = try RequestBody.read(body) { r, node -> Event? in
-            guard let f = r.fields(node, path: "", allowed: ["event"]) else { return nil }
-            return r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
-                r.event($0, path: "event", user: key.user)
+        var event =
+            try body.withUnsafeReadableBytes({ FastJSON.eventRequest($0) })
+            ?? RequestBody.read(body) { r, node -> Event? in
+                guard let f = r.fields(node, path: "", allowed: ["event"]) else { return nil }
+                return r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
+                    r.event($0, path: "event", user: key.user)
+                }
             }
-        }
         // The path names the session: an event about another user or device does not belong here.
         if let other = event.user, other != key.user {
             throw APIError.badRequest([
@@ -67,9 +69,13 @@ extension Server {
                     pool: nil, device: key.device, user: key.user, app: everyApp ? nil : event.appID)
             }
         }
-        return Self.json(
-            SessionEventReport(
-                policy: policy.name, outcome: outcome, revision: saved.revision, deviceSessionsEnded: ended))
+        // `{"device_sessions_ended":N,"outcome":{...},"policy":"...","revision":N}`, sorted keys.
+        var out: [UInt8] = Array("{\"device_sessions_ended\":\(ended),\"outcome\":".utf8)
+        FastJSON.append(outcome, to: &out)
+        out.append(contentsOf: #","policy":"#.utf8)
+        out.append(contentsOf: Self.jsonString(policy.name))
+        out.append(contentsOf: ",\"revision\":\(saved.revision)}".utf8)
+        return Self.bytes(out)
     }
 
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
@@ -91,19 +97,6 @@ extension Server {
             throw APIError.notFound("no stored session for this user and device")
         }
         return Response(status: .noContent)
-    }
-}
-
-/// What a stateful event returns.
-struct SessionEventReport: Encodable {
-    var policy: String
-    var outcome: Outcome
-    var revision: Int64
-    var deviceSessionsEnded: Int
-
-    enum CodingKeys: String, CodingKey {
-        case policy, outcome, revision
-        case deviceSessionsEnded = "device_sessions_ended"
     }
 }
 

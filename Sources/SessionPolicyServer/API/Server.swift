@@ -94,6 +94,15 @@ struct Server: Sendable {
         return bytes(data, status: status)
     }
 
+    /// `text` as a JSON string.
+    static func jsonString(_ text: String) -> [UInt8] {
+        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        if plain { return [UInt8(ascii: "\"")] + Array(text.utf8) + [UInt8(ascii: "\"")] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return Array((try? encoder.encode(text)) ?? Data("\"\"".utf8))
+    }
+
     /// A JSON response from encoded bytes.
     static func bytes(_ data: some Collection<UInt8>, status: HTTPResponse.Status = .ok) -> Response {
         var buffer = ByteBuffer()
