@@ -29,8 +29,9 @@ for _ in $(seq 100); do curl -s "http://127.0.0.1:$PORT/healthz" >/dev/null && b
   cp "$WORK/spendiq.good" "$WORK/policies/spendiq.yaml"
   kill -HUP $PID
 ) &
+FAULT=$!
 OUT=$(BODY=$WORK/evaluate.json wrk -t2 -c16 -d"${DURATION}s" -s load/post.lua "http://127.0.0.1:$PORT/v1/policies/spendiq/evaluate")
-wait
+wait "$FAULT"
 REQUESTS=$(echo "$OUT" | awk '/requests in/ {print $1}')
 NON2XX=$(echo "$OUT" | awk '/Non-2xx/ {print $5}')
 ERRORS=$(echo "$OUT" | awk '/Socket errors/ {print $4+$6+$8+$10}')
