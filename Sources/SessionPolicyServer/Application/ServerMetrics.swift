@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Prometheus
 import SessionPolicy
 
@@ -5,6 +6,21 @@ import SessionPolicy
 /// and embedders can run several servers in one process.
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    // The registry finds a metric by building a key from its labels; these remember them.
+    private let counters = NIOLockedValueBox([DecisionKey: Counter]())
+    private let histograms = NIOLockedValueBox([RequestKey: DurationHistogram]())
+
+    private struct DecisionKey: Hashable {
+        var policy: String
+        var decision: Decision?
+        var reason: Reason
+    }
+
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "sessionpolicy", metricName: metric, unitName: unit, helpText: help)
@@ -31,20 +47,33 @@ public final class ServerMetrics: Sendable {
 
     /// Counts `count` decisions of one kind.
     func decided(policy: String, _ outcome: Outcome, count: Int = 1) {
-        registry.makeCounter(
+        let key = DecisionKey(policy: policy, decision: outcome.decision, reason: outcome.reason)
+        if let counter = counters.withLockedValue({ $0[key] }) {
+            counter.increment(by: Int64(count))
+            return
+        }
+        let counter = registry.makeCounter(
             descriptor: Self.decisionsName,
             labels: [
                 ("policy", policy), ("decision", outcome.decision?.rawValue ?? "none"), ("reason", outcome.reason.rawValue),
             ]
-        ).increment(by: Int64(count))
+        )
+        counters.withLockedValue { $0[key] = counter }
+        counter.increment(by: Int64(count))
     }
 
     /// Records a request's duration.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        registry.makeDurationHistogram(
+        let key = RequestKey(route: route, method: method, status: status)
+        if let histogram = histograms.withLockedValue({ $0[key] }) {
+            histogram.record(duration)
+            return
+        }
+        let histogram = registry.makeDurationHistogram(
             descriptor: Self.requestsName, labels: [("route", route), ("method", method), ("status", String(status))],
-            buckets: Self.buckets
-        ).record(duration)
+            buckets: Self.buckets)
+        histograms.withLockedValue { $0[key] = histogram }
+        histogram.record(duration)
     }
 
     /// Counts a failed storage operation.

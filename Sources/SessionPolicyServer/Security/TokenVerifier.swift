@@ -1,5 +1,6 @@
 public import Foundation
 public import JWTKit
+import NIOConcurrencyHelpers
 
 /// Verifies users' tokens: JWTs signed with a configured HS256 secret or ES256 public key,
 /// not expired, and from the configured issuer and audience when those are set.
@@ -59,6 +60,8 @@ public struct TokenVerifier: Sendable {
     }
 
     private let keys: JWTKeyCollection
+    /// Tokens already verified, until they expire: a client sends the same token many times.
+    private let verified = NIOLockedValueBox([String: Claims]())
     /// Whether any key is configured; without one, every token is refused.
     public let hasKeys: Bool
     private let issuer: String?
@@ -96,6 +99,10 @@ public struct TokenVerifier: Sendable {
     /// Verifies `token` and returns its claims.
     public func verify(_ token: String) async throws(Refusal) -> Claims {
         guard hasKeys else { throw Refusal(description: "no token keys are configured") }
+        if let claims = verified.withLockedValue({ $0[token] }) {
+            if claims.exp.value > Date() { return claims }
+            verified.withLockedValue { $0[token] = nil }
+        }
         let claims: Claims
         do {
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
@@ -110,6 +117,10 @@ public struct TokenVerifier: Sendable {
             if claims.aud == nil { throw Refusal(description: "no audience") }
         }
         if claims.sub.value.isEmpty { throw Refusal(description: "empty subject") }
+        verified.withLockedValue { cache in
+            if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
+            cache[token] = claims
+        }
         return claims
     }
 }

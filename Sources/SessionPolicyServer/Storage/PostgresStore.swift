@@ -61,7 +61,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         let millis = now.millisecondsSinceEpoch
         return try await transaction { conn in

@@ -1,13 +1,32 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 public import SessionPolicy
 
 /// The embedded store: one SQLite file (GRDB). Writes go through one serial connection in
 /// transactions, so events of one session are serialized. The database is in WAL mode with
 /// `synchronous=FULL`: an acknowledged write survives a crash of the process or the machine.
+///
+/// Session updates are committed in groups: updates that arrive while a commit is under way
+/// wait for the next one and share it, each applied in order inside the one transaction (so
+/// each sees the one before), and none is acknowledged before its group is on disk.
 public final class SQLiteStore: SessionStore {
     public let kind = "sqlite"
     private let queue: DatabaseQueue
+    private let pending = NIOLockedValueBox(PendingUpdates())
+
+    /// Updates waiting for the next group commit.
+    private struct PendingUpdates {
+        var items: [PendingUpdate] = []
+        var flushing = false
+    }
+
+    private struct PendingUpdate: Sendable {
+        var key: SessionKey
+        var now: Timestamp
+        var update: @Sendable (StoredSession?) throws -> (SessionState, any Sendable)
+        var continuation: CheckedContinuation<(StoredSession, any Sendable), any Error>
+    }
     /// The database file.
     public let path: String
 
@@ -46,23 +65,66 @@ public final class SQLiteStore: SessionStore {
     }
 
     public func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
-        try await write { db in
-            let old = try Self.load(db, key)
-            let (state, result) = try update(old)
-            let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
-            try db.execute(
-                sql: """
-                    INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
-                      state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
-                    """,
-                arguments: [
-                    key.policy, key.user, key.device, try StoredJSON.encode(state), stored.revision,
-                    now.millisecondsSinceEpoch,
-                ])
-            return (stored, result)
+        let (stored, result) = try await withCheckedThrowingContinuation { continuation in
+            let item = PendingUpdate(
+                key: key, now: now, update: { old in try update(old) }, continuation: continuation)
+            let startFlushing = pending.withLockedValue { p -> Bool in
+                p.items.append(item)
+                if p.flushing { return false }
+                p.flushing = true
+                return true
+            }
+            if startFlushing { Task { await self.flush() } }
+        }
+        return (stored, result as! R)
+    }
+
+    /// Commits the waiting updates in groups until none is left.
+    private func flush() async {
+        while true {
+            let group = pending.withLockedValue { p -> [PendingUpdate] in
+                let items = p.items
+                p.items = []
+                if items.isEmpty { p.flushing = false }
+                return items
+            }
+            if group.isEmpty { return }
+            do {
+                let results = try await queue.write { db -> [Result<(StoredSession, any Sendable), any Error>] in
+                    var results: [Result<(StoredSession, any Sendable), any Error>] = []
+                    results.reserveCapacity(group.count)
+                    for item in group {
+                        let old = try Self.load(db, item.key)
+                        let next: (SessionState, any Sendable)
+                        do {
+                            next = try item.update(old)
+                        } catch {
+                            results.append(.failure(error))  // this update stores nothing; the others go on
+                            continue
+                        }
+                        let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
+                        try db.execute(
+                            sql: """
+                                INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+                                ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
+                                  state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
+                                """,
+                            arguments: [
+                                item.key.policy, item.key.user, item.key.device, try StoredJSON.encode(next.0), stored.revision,
+                                item.now.millisecondsSinceEpoch,
+                            ])
+                        results.append(.success((stored, next.1)))
+                    }
+                    return results
+                }
+                for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
+            } catch {
+                // The group's transaction failed: nothing of it is stored, and nothing acknowledged.
+                let failure = (error as? StoreError) ?? StoreError("SQLite: \(error)")
+                for item in group { item.continuation.resume(throwing: failure) }
+            }
         }
     }
 

@@ -116,7 +116,7 @@ public protocol SessionStore: Sendable {
     /// and returns `update`'s result, atomically: concurrent updates of one key are serialized,
     /// none is lost. If `update` throws, nothing is stored. The write is durable when this returns.
     func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R)
 
     /// Deletes the state of `key`; true if there was one.
