@@ -79,7 +79,7 @@ public final class PostgresStore: SessionStore, Service {
             let old = try await Self.stored(rows)
             let (state, result) = try update(old)
             let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
-            let json = try StoredJSON.encode(state)
+            let json = StoredJSON.encode(state)
             try await conn.query(
                 """
                 UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis)

@@ -112,7 +112,7 @@ public final class SQLiteStore: SessionStore {
                                   state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
                                 """,
                             arguments: [
-                                item.key.policy, item.key.user, item.key.device, try StoredJSON.encode(next.0), stored.revision,
+                                item.key.policy, item.key.user, item.key.device, StoredJSON.encode(next.0), stored.revision,
                                 item.now.millisecondsSinceEpoch,
                             ])
                         results.append(.success((stored, next.1)))

@@ -3,6 +3,25 @@ import SessionPolicy
 
 /// The JSON both stores keep in their text columns (compact, sorted keys).
 enum StoredJSON {
+    /// A session state as stored: the fast writer, byte for byte what `encode` writes.
+    static func encode(_ state: SessionState) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        FastJSON.append(state, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A stored session state: the fast reader, or Foundation's for anything it does not take.
+    static func decode(_ type: SessionState.Type, _ text: String) throws -> SessionState {
+        var text = text
+        if let state = text.withUTF8({ FastJSON.sessionState(UnsafeRawBufferPointer($0)) }) { return state }
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError("a stored session state does not decode: \(error)")
+        }
+    }
+
     static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
