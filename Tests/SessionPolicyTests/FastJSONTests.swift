@@ -517,6 +517,10 @@ struct FastJSONTests {
             FastJSON.append(outcome, to: &out)
             let expected = Self.reference(outcome)
             if out != expected { misses.append(Self.describe(out, expected)) }
+            // The state alone, appended after other bytes.
+            var state: [UInt8] = Array("[".utf8)
+            FastJSON.append(outcome.state, to: &state)
+            if state != Array("[".utf8) + Self.reference(outcome.state) { misses.append("state: \(outcome.state)") }
         }
         var strings = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) }
         strings += [
@@ -561,6 +565,20 @@ struct FastJSONTests {
                     notices: Notices(rawValue: UInt32(i % 32)), scope: i % 7 == 0 ? nil : Scope.allCases[i % Scope.allCases.count],
                     authMode: i % 4 == 0 ? nil : AuthMode.allCases[i % AuthMode.allCases.count],
                     noticeDelay: spans[i % spans.count], state: state, transition: ints[pick(10) % ints.count]))
+        }
+        // The longest fixed parts at once: every notice, the longest words, times outside the
+        // years 0001-9999, the most negative numbers, the longest span.
+        let far = Timestamp(millisecondsSinceEpoch: Int64.min / 2)
+        for text in ["", "\u{1}", String(repeating: "\u{1}", count: 50)] {
+            let worst = SessionState(
+                state: .awaitingBiometric, user: text, device: text, authMode: .biometric, lastIdPLogin: far, lastOnline: far,
+                lastActivity: far, highestTime: far, failures: .init(biometric: Int.min, offlineLogin: Int.min, idpLogin: Int.min),
+                readOnly: true, biometricLocked: true)
+            check(
+                Outcome(
+                    decision: .requireBiometric, reason: Reason(text), message: text, notices: Notices(rawValue: 31),
+                    scope: .bioAuthGrantSE, authMode: .password, noticeDelay: TimeSpan(seconds: Int64.max), state: worst,
+                    transition: Int.min))
         }
         for s in Array(0..<4000) + Array(stride(from: 4000, to: 2_000_000, by: 997)) {
             check(

@@ -35,7 +35,7 @@ extension FastJSON {
     /// bound of the length (about 1 KB per outcome more than it needs).
     package static func batchResponse(_ outcomes: [Outcome]) -> [UInt8] {
         var bound = 16
-        for outcome in outcomes { bound += JSONWriter.bound(outcome) + 1 }
+        for i in outcomes.indices { bound += JSONWriter.bound(outcomes[i]) + 1 }
         return [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
             var w = JSONWriter(buffer.baseAddress!, capacity: bound)
             w.literal(#"{"results":["#)
@@ -75,19 +75,27 @@ struct JSONWriter {
 
     // MARK: Bounds
 
-    /// Most bytes `outcome(_:)` writes: 1,024 for every key, punctuation, keyword, number,
-    /// time, span and notice (they need at most about 800), plus 6 per byte of free text (an
-    /// escaped control character takes 6).
+    /// Most bytes `outcome(_:)` writes: 512 for keys, punctuation, `null`s, numbers and the
+    /// notice delay (they need at most about 250), plus 6 per byte of text (an escaped control
+    /// character takes 6; `string(_:)` checks for that much room), words and notice names
+    /// counted at their longest, plus the state's bound.
     static func bound(_ o: Outcome) -> Int {
-        1024 + 6
-            * (o.message.utf8.count + o.reason.rawValue.utf8.count + (o.state.user?.utf8.count ?? 0)
-                + (o.state.device?.utf8.count ?? 0))
+        512 + 6 * (o.message.utf8.count + o.reason.rawValue.utf8.count) + outcomeWords + bound(o.state)
     }
 
-    /// Most bytes `state(_:)` writes (keys, punctuation, numbers and times need about 450).
+    /// Most bytes `state(_:)` writes: 512 for keys, punctuation, numbers and times (at most
+    /// about 420), plus 6 per byte of text, words counted at their longest.
     static func bound(_ s: SessionState) -> Int {
-        512 + 6 * ((s.user?.utf8.count ?? 0) + (s.device?.utf8.count ?? 0))
+        512 + 6 * ((s.user?.utf8.count ?? 0) + (s.device?.utf8.count ?? 0)) + stateWords
     }
+
+    /// Room for an outcome's words: its decision, scope, auth mode and every notice name.
+    static let outcomeWords =
+        6 * (longest(Decision.self) + longest(Scope.self) + longest(AuthMode.self) + Notices.named.reduce(0) { $0 + $1.0.utf8.count })
+    /// Room for a state's words: its machine state and auth mode.
+    static let stateWords = 6 * (longest(MachineState.self) + longest(AuthMode.self))
+
+    private static func longest<K: PolicyKeyword>(_: K.Type) -> Int { K.allCases.map(\.rawValue.utf8.count).max() ?? 0 }
 
     // MARK: Values
 
@@ -310,7 +318,7 @@ struct JSONWriter {
         }
         let (y, m, d) = date
         guard (1...9999).contains(y) else {
-            string(t.description)
+            description(t)
             return
         }
         reserve(26)  // "YYYY-MM-DDTHH:MM:SS.mmmZ" and the quotes
@@ -342,6 +350,22 @@ struct JSONWriter {
         p[0] = UInt8(ascii: "Z")
         p[1] = UInt8(ascii: "\"")
         p += 2
+    }
+
+    /// A time outside years 0001-9999 (never read, but representable): its description, which
+    /// has nothing to escape (digits, `-`, `:`, `T`, `.`, `Z`).
+    @inline(never)
+    private mutating func description(_ t: Timestamp) {
+        var text = t.description
+        text.withUTF8 { utf8 in
+            reserve(utf8.count + 2)
+            p[0] = UInt8(ascii: "\"")
+            p += 1
+            p.initialize(from: utf8.baseAddress!, count: utf8.count)
+            p += utf8.count
+            p[0] = UInt8(ascii: "\"")
+            p += 1
+        }
     }
 
     /// A time span as a JSON string: `TimeSpan.description` (`1d12h`, `0s`).
