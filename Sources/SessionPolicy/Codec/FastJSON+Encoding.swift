@@ -31,8 +31,9 @@ extension FastJSON {
     }
 
     /// The body of a batch response, `{"results":[<outcome>,...]}`: what `JSONEncoder` writes
-    /// for a value whose only key `results` holds `outcomes`. The array's capacity is an upper
-    /// bound of the length (about 1 KB per outcome more than it needs).
+    /// for a value whose only key `results` holds `outcomes`. The array's capacity is the sum
+    /// of `JSONWriter.bound(_:)`, about 2.4 KB per outcome for about 0.5 KB written: one
+    /// allocation, no copy, some memory held until the response is sent.
     package static func batchResponse(_ outcomes: [Outcome]) -> [UInt8] {
         var bound = 16
         for i in outcomes.indices { bound += JSONWriter.bound(outcomes[i]) + 1 }
