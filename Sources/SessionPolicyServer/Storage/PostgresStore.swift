@@ -50,7 +50,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func session(_ key: SessionKey) async throws -> StoredSession? {
-        try await wrap {
+        _ = try await wrap {
             let rows = try await self.client.query(
                 """
                 SELECT state, revision, updated_at FROM sessions
@@ -90,7 +90,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
-        try await wrap {
+        _ = try await wrap {
             let rows = try await self.client.query(
                 """
                 DELETE FROM sessions WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
@@ -104,7 +104,7 @@ public final class PostgresStore: SessionStore, Service {
 
     public func putDeviceSession(_ s: DeviceSession) async throws {
         let data = try StoredJSON.encode(s)
-        try await wrap {
+        _ = try await wrap {
             try await self.client.query(
                 """
                 INSERT INTO device_sessions (pool, device_id, app_id, user_id, data, created_at, expires_at)
@@ -132,7 +132,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int {
-        try await wrap {
+        _ = try await wrap {
             let rows = try await self.client.query(
                 """
                 DELETE FROM device_sessions WHERE device_id = \(device) AND user_id = \(user)
@@ -147,7 +147,7 @@ public final class PostgresStore: SessionStore, Service {
 
     public func putTicket(hash: String, grant: TicketGrant) async throws {
         let data = try StoredJSON.encode(grant)
-        try await wrap {
+        _ = try await wrap {
             try await self.client.query(
                 """
                 INSERT INTO tickets (hash, pool, data, expires_at)
