@@ -50,7 +50,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func session(_ key: SessionKey) async throws -> StoredSession? {
-        _ = try await wrap {
+        try await wrap {
             let rows = try await self.client.query(
                 """
                 SELECT state, revision, updated_at FROM sessions
@@ -90,7 +90,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
-        _ = try await wrap {
+        try await wrap {
             let rows = try await self.client.query(
                 """
                 DELETE FROM sessions WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
@@ -132,7 +132,7 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int {
-        _ = try await wrap {
+        try await wrap {
             let rows = try await self.client.query(
                 """
                 DELETE FROM device_sessions WHERE device_id = \(device) AND user_id = \(user)
