@@ -112,14 +112,15 @@ struct EvaluationAPITests {
             #expect(big.status == 413)
             #expect(big.code == "input-too-large", "\(big.text) \(big.headers)")
             let items = (0..<3).map { _ in #"{"event":{"type":"background","time":"2026-01-01T00:00:00Z"}}"# }
-            let tooMany = try await TestServer.batchLimit(http, items)
-            #expect(tooMany.status == 400)
+            let unknownKey = try await TestServer.batchWithUnknownKey(http, items)
+            #expect(unknownKey.status == 400)
         }
     }
 }
 
 extension TestServer {
-    static func batchLimit(_ http: HTTP, _ items: [String]) async throws -> HTTP.Reply {
+    /// A batch whose envelope has a key besides `items`.
+    static func batchWithUnknownKey(_ http: HTTP, _ items: [String]) async throws -> HTTP.Reply {
         try await http.post("/v1/policies/spendiq/evaluate/batch", "{\"items\":[\(items.joined(separator: ","))],\"extra\":1}")
     }
 }
