@@ -81,6 +81,16 @@ struct SessionAPITests {
             #expect(!other.text.contains("state"), "another user's state never leaks")
             let es = try await Tokens.es256("carol", key: key)
             #expect(try await http.get(path, token: es).status == 404)  // valid token, no session yet
+            // The `Bearer` scheme in any case, blanks around the token; anything else is no token.
+            let carol = try await Tokens.hs256("carol")
+            for (header, status) in [
+                ("bearer \(carol)", 404), ("BEARER  \(carol) ", 404), ("Bearer\t\(carol)", 404),
+                ("Bearer\(carol)", 401), ("Bearer ", 401), ("Bearer   ", 401), ("Basic \(carol)", 401),
+                ("Bearér \(carol)", 401), ("Bea", 401),
+            ] {
+                let reply = try await http.send(.get, path, headers: [.authorization: header])
+                #expect(reply.status == status, "Authorization: \(header)")
+            }
         }
     }
 

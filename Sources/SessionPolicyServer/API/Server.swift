@@ -71,19 +71,36 @@ struct Server: Sendable {
 
     /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.
     func user(_ request: Request) async throws(APIError) -> TokenVerifier.Claims {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
             throw APIError(
                 .unauthorized, .unauthorized, "this request needs the user's token", help: "send `Authorization: Bearer <JWT>`",
                 headers: [.wwwAuthenticate: "Bearer"])
         }
         do {
-            return try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+            return try await verifier.verify(token)
         } catch {
             throw APIError(
                 .unauthorized, .unauthorized, "the token is not valid",
                 help: "send an unexpired token signed with a key the server is configured with",
                 headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
         }
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header (the scheme in any case, spaces
+    /// or tabs around the token), or nil for another scheme or an empty token. Byte-wise: this
+    /// runs for every stateful request, and Foundation's trimming was 4% of the server's time.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        let scheme = "bearer".utf8
+        guard bytes.count > scheme.count,
+            zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        let isBlank = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        let rest = bytes.dropFirst(scheme.count)
+        guard let first = rest.first, isBlank(first) else { return nil }
+        guard let start = rest.firstIndex(where: { !isBlank($0) }), let last = rest.lastIndex(where: { !isBlank($0) })
+        else { return nil }
+        return String(Substring(header.utf8[start...last]))
     }
 
     /// A JSON response with stable key order.
