@@ -76,13 +76,14 @@ public final class SQLiteStore: SessionStore {
                 p.flushing = true
                 return true
             }
-            if startFlushing { Task { await self.flush() } }
+            if startFlushing { queue.asyncWriteWithoutTransaction { db in self.drain(db) } }
         }
         return (stored, result as! R)
     }
 
-    /// Commits the waiting updates in groups until none is left.
-    private func flush() async {
+    /// Commits the waiting updates in groups until none is left. Runs on the writer's own
+    /// queue, one transaction per group, without leaving it between groups.
+    private func drain(_ db: Database) {
         while true {
             let group = pending.withLockedValue { p -> [PendingUpdate] in
                 let items = p.items
@@ -91,10 +92,11 @@ public final class SQLiteStore: SessionStore {
                 return items
             }
             if group.isEmpty { return }
+            var results: [Result<(StoredSession, any Sendable), any Error>] = []
+            results.reserveCapacity(group.count)
             do {
-                let results = try await queue.write { db -> [Result<(StoredSession, any Sendable), any Error>] in
-                    var results: [Result<(StoredSession, any Sendable), any Error>] = []
-                    results.reserveCapacity(group.count)
+                try db.inTransaction {
+                    results.removeAll(keepingCapacity: true)
                     for item in group {
                         let old = try Self.load(db, item.key)
                         let next: (SessionState, any Sendable)
@@ -111,7 +113,7 @@ public final class SQLiteStore: SessionStore {
                         ])
                         results.append(.success((stored, next.1)))
                     }
-                    return results
+                    return .commit
                 }
                 for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
             } catch {
