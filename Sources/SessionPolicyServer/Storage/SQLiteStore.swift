@@ -107,10 +107,7 @@ public final class SQLiteStore: SessionStore {
                             continue
                         }
                         let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
-                        try db.cachedStatement(sql: Self.saveSQL).execute(arguments: [
-                            item.key.policy, item.key.user, item.key.device, StoredJSON.encode(next.0), stored.revision,
-                            item.now.millisecondsSinceEpoch,
-                        ])
+                        try Self.save(db, item.key, stored)
                         results.append(.success((stored, next.1)))
                     }
                     return .commit
@@ -221,26 +218,6 @@ public final class SQLiteStore: SessionStore {
     }
 
     // MARK: -
-
-    // The two statements of every event are prepared once per connection (GRDB's statement
-    // cache): preparing them again for each event was a tenth of the server's time under load.
-    private static let loadSQL = "SELECT state, revision, updated_at FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?"
-    private static let saveSQL = """
-        INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
-          state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
-        """
-
-    private static func load(_ db: Database, _ key: SessionKey) throws -> StoredSession? {
-        guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: loadSQL), arguments: [key.policy, key.user, key.device])
-        else { return nil }
-        let state: String = row["state"]
-        return StoredSession(
-            state: try StoredJSON.decode(SessionState.self, state), revision: row["revision"],
-            updatedAt: Timestamp(millisecondsSinceEpoch: row["updated_at"]))
-    }
 
     private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         do {

@@ -1,0 +1,78 @@
+import GRDB
+import GRDBSQLite
+import SessionPolicy
+
+/// The two statements every stateful event runs (read the session, write it back), on the
+/// SQLite C interface under GRDB's cached statements. Every event of the server goes through
+/// here; GRDB's general row and argument machinery was a third of the writer's time under load.
+extension SQLiteStore {
+    static let loadSQL = "SELECT state, revision, updated_at FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?"
+    static let saveSQL = """
+        INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
+          state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
+        """
+
+    /// The stored session of `key`, or nil.
+    static func load(_ db: Database, _ key: SessionKey) throws -> StoredSession? {
+        let statement = try db.cachedStatement(sql: loadSQL).sqliteStatement
+        defer { sqlite3_reset(statement) }
+        try bind(db, statement, 1, key.policy)
+        try bind(db, statement, 2, key.user)
+        try bind(db, statement, 3, key.device)
+        switch sqlite3_step(statement) {
+        case SQLITE_DONE:
+            return nil
+        case SQLITE_ROW:
+            let text = UnsafeRawBufferPointer(
+                start: sqlite3_column_blob(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
+            let state =
+                try FastJSON.sessionState(text)
+                ?? StoredJSON.decode(SessionState.self, String(decoding: text, as: UTF8.self))
+            return StoredSession(
+                state: state, revision: sqlite3_column_int64(statement, 1),
+                updatedAt: Timestamp(millisecondsSinceEpoch: sqlite3_column_int64(statement, 2)))
+        case let code:
+            throw error(db, code)
+        }
+    }
+
+    /// Writes `stored` as the session of `key`.
+    static func save(_ db: Database, _ key: SessionKey, _ stored: StoredSession) throws {
+        let statement = try db.cachedStatement(sql: saveSQL).sqliteStatement
+        defer { sqlite3_reset(statement) }
+        try bind(db, statement, 1, key.policy)
+        try bind(db, statement, 2, key.user)
+        try bind(db, statement, 3, key.device)
+        try bind(db, statement, 4, StoredJSON.encode(stored.state))
+        try check(db, sqlite3_bind_int64(statement, 5, stored.revision))
+        try check(db, sqlite3_bind_int64(statement, 6, stored.updatedAt.millisecondsSinceEpoch))
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_DONE else { throw error(db, code) }
+    }
+
+    /// Binds `text` as a copy (SQLite owns it, so it outlives this call).
+    private static func bind(_ db: Database, _ statement: SQLiteStatement, _ index: Int32, _ text: String) throws {
+        var text = text
+        let code = text.withUTF8 { utf8 in
+            // An empty string still needs a pointer, or SQLite binds NULL.
+            guard let base = utf8.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, transient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(utf8.count), transient)
+            }
+        }
+        try check(db, code)
+    }
+
+    private static func check(_ db: Database, _ code: Int32) throws {
+        guard code == SQLITE_OK else { throw error(db, code) }
+    }
+
+    private static func error(_ db: Database, _ code: Int32) -> StoreError {
+        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "error \(code)"
+        return StoreError("SQLite: \(message)")
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the bound bytes.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
