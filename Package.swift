@@ -66,6 +66,7 @@ let package = Package(
             dependencies: [
                 "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .target(

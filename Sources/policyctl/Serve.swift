@@ -83,8 +83,8 @@ struct Serve: AsyncParsableCommand {
         guard let logLevel = Logger.Level(rawValue: level) else {
             throw ValidationError("unknown log level `\(level)`; use trace, debug, info, notice, warning, error or critical")
         }
-        var logger = Logger(label: "sessionpolicy")
-        logger.logLevel = logLevel
+        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: logLevel) }
+        let logger = Logger(label: "sessionpolicy")
         let configuration: ServerConfiguration
         do {
             configuration = try makeConfiguration(env)
