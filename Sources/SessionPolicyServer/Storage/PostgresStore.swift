@@ -65,18 +65,24 @@ public final class PostgresStore: SessionStore, Service {
     ) async throws -> (StoredSession, R) {
         let millis = now.millisecondsSinceEpoch
         return try await transaction { conn in
-            // A row to lock, even for a session's first event; rolled back with the transaction.
-            try await conn.query(
-                """
-                INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
-                VALUES (\(key.policy), \(key.user), \(key.device), NULL, 0, \(millis)) ON CONFLICT DO NOTHING
-                """, logger: self.logger)
-            let rows = try await conn.query(
-                """
+            let select: PostgresQuery = """
                 SELECT state, revision, updated_at FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) FOR UPDATE
-                """, logger: self.logger)
-            let old = try await Self.stored(rows)
+                """
+            var rows = try await conn.query(select, logger: self.logger)
+            var found = try await Self.row(rows)
+            if found == nil {
+                // A session's first event: a row to lock (rolled back with the transaction), so
+                // that concurrent first events wait for each other too.
+                try await conn.query(
+                    """
+                    INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
+                    VALUES (\(key.policy), \(key.user), \(key.device), NULL, 0, \(millis)) ON CONFLICT DO NOTHING
+                    """, logger: self.logger)
+                rows = try await conn.query(select, logger: self.logger)
+                found = try await Self.row(rows)
+            }
+            let old = found ?? nil
             let (state, result) = try update(old)
             let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
             let json = StoredJSON.encode(state)
@@ -193,9 +199,17 @@ public final class PostgresStore: SessionStore, Service {
     // MARK: -
 
     private static func stored(_ rows: PostgresRowSequence) async throws -> StoredSession? {
-        var out: StoredSession?
+        try await row(rows) ?? nil
+    }
+
+    /// nil for no row; `.some(nil)` for a row without a state yet (a first event's placeholder).
+    private static func row(_ rows: PostgresRowSequence) async throws -> StoredSession?? {
+        var out: StoredSession?? = nil
         for try await (state, revision, updated) in rows.decode((String?, Int64, Int64).self) {
-            guard let state else { continue }
+            guard let state else {
+                out = .some(nil)
+                continue
+            }
             out = StoredSession(
                 state: try StoredJSON.decode(SessionState.self, state), revision: revision,
                 updatedAt: Timestamp(millisecondsSinceEpoch: updated))
