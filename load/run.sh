@@ -5,22 +5,21 @@
 #   bash load/run.sh                      # SQLite only
 #   PG_URL=postgres://postgres@127.0.0.1:54329/policytest bash load/run.sh   # and PostgreSQL
 #
-# Env: DURATION (s per run, default 10), ROUNDS (3), THREADS (2), CONNECTIONS (32), BATCH (items per batch, 1000).
+# Env: DURATION (s per run, default 10), ROUNDS (3), WARMUP (s, 3), THREADS (2), CONNECTIONS (32), BATCH (items per batch, 1000).
 # Needs wrk (apt-get install -y wrk) and python3. Not a test: it prints figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-3}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 BATCH=${BATCH:-1000}
 SECRET=load-secret-0123456789abcdef0123456789
 WORK=$(mktemp -d)
 PIDS=()
-cleanup_runs() { cat "$WORK"/runs-* >&2 || true; grep -H . "$WORK"/runs-* >&2; cleanup; }
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
-[ -n "${KEEP_RUNS:-}" ] && trap "cleanup_runs" EXIT
 
 swift build -c release --product policyctl >/dev/null
 swift build -c release --product echo-server >/dev/null
@@ -51,6 +50,7 @@ measure() { # NAME URL [wrk args...]
   non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
   errors=$(echo "$out" | awk '/Socket errors/ {print $4+$6+$8+$10}')
   echo "$rps $p50 $p99 $(( ${non2xx:-0} + ${errors:-0} ))" >> "$WORK/runs-$name"
+  echo "  $name: $rps requests/s, p50 $p50, p99 $p99" >&2
 }
 
 "$BIN/echo-server" 18090 >/dev/null 2>&1 &
@@ -58,6 +58,12 @@ PIDS+=($!)
 sleep 1
 serve 18091 "sqlite:$WORK/load.sqlite"
 [ -n "${PG_URL:-}" ] && serve 18092 "$PG_URL"
+
+# Warm-up, not counted: first events create the sessions' rows and fill the token cache.
+for port in 18091 ${PG_URL:+18092}; do
+  TOKENS=$WORK/tokens.txt wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/stateful.lua "http://127.0.0.1:$port" >/dev/null
+done
+BODY=$WORK/evaluate.json wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/post.lua http://127.0.0.1:18090/echo >/dev/null
 
 # Every round measures the echo yardstick and then each target, so slow and fast moments of
 # the machine hit both sides; the table shows each row's median round.

@@ -95,8 +95,9 @@ public final class SQLiteStore: SessionStore {
             var results: [Result<(StoredSession, any Sendable), any Error>] = []
             results.reserveCapacity(group.count)
             do {
-                try db.inTransaction {
-                    results.removeAll(keepingCapacity: true)
+                // BEGIN and COMMIT as cached statements too (GRDB's `inTransaction` prepares them anew).
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+                do {
                     for item in group {
                         let old = try Self.load(db, item.key)
                         let next: (SessionState, any Sendable)
@@ -110,7 +111,10 @@ public final class SQLiteStore: SessionStore {
                         try Self.save(db, item.key, stored)
                         results.append(.success((stored, next.1)))
                     }
-                    return .commit
+                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                } catch {
+                    try? db.rollback()
+                    throw error
                 }
                 for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
             } catch {
