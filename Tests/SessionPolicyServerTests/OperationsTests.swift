@@ -78,10 +78,14 @@ struct OperationsTests {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--port", "0", "--policies", Fixtures.path("policies")]
         process.currentDirectoryURL = dir
-        process.environment = ["SESSIONPOLICY_HS256_SECRET": Tokens.secret, "SESSIONPOLICY_LOG_LEVEL": "warning"]
+        process.environment = ["SESSIONPOLICY_HS256_SECRET": Tokens.secret, "SESSIONPOLICY_LOG_LEVEL": "info"]
         let out = Pipe()
         process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
+        let logURL = dir.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logURL)
+        defer { try? log.close() }
+        process.standardError = log
         try process.run()
         defer {
             if process.isRunning { process.terminate() }
@@ -113,6 +117,12 @@ struct OperationsTests {
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        // Logs: one logfmt line per record, metadata keys sorted, values quoted when needed.
+        let lines = try String(contentsOf: logURL, encoding: .utf8).split(separator: "\n")
+        let loaded = try #require(lines.first { $0.contains(#"msg="policies loaded""#) }, "\(lines)")
+        #expect(loaded.hasPrefix("time=20"))
+        #expect(loaded.contains(" level=info label=sessionpolicy msg=\"policies loaded\" directory="))
+        #expect(loaded.contains(" policies=") && loaded.contains("spendiq"))
     }
 
     @Test("every code the server answers with is documented")
