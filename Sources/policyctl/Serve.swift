@@ -14,7 +14,7 @@ struct Serve: AsyncParsableCommand {
             Without --storage, sessions are kept in the SQLite file `sessionpolicy.sqlite`.
             The server reloads the policy directory on SIGHUP and when a file changes; a file that \
             no longer compiles is reported (log, /healthz) while its last good version serves. \
-            SIGTERM or SIGINT stops it gracefully.
+            SIGTERM or SIGINT stops it gracefully. Logs are logfmt lines on standard error.
             Exit codes: 0 stopped; 2 invalid configuration, or the store cannot be opened; 64 usage error.
             """)
 
