@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SessionPolicy
 import SessionPolicyServer
 import SessionPolicyTestSupport
@@ -77,6 +78,38 @@ struct StoreConformanceTests {
             let final = try #require(try await store.session(key))
             #expect(final.state.failures.idpLogin == writers)
             #expect(final.revision == Int64(writers))
+        }
+    }
+
+    @Test("a steady stream of session updates does not starve the store's other writes", arguments: TestStorage.available)
+    func otherWritesTakeTurns(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let user = unique("u")
+            let stop = NIOLockedValueBox(false)
+            let deadline = ContinuousClock.now + .seconds(20)  // the writers give up at the latest here
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        let key = SessionKey(policy: "p", user: user, device: "d\(writer)")
+                        while !stop.withLockedValue({ $0 }) && ContinuousClock.now < deadline {
+                            _ = try await store.updateSession(key, now: Self.t0) { old in
+                                (old?.state ?? SessionState(state: .active), ())
+                            }
+                        }
+                    }
+                }
+                // While the updates keep coming, other writes still get their turn.
+                for app in 0..<10 {
+                    try await store.putDeviceSession(
+                        DeviceSession(
+                            pool: "vendor", device: "d0", app: "app\(app)", user: user, nickname: nil, profile: [:],
+                            createdAt: Self.t0, expiresAt: Self.t0.adding(TimeSpan(seconds: 3600))))
+                }
+                #expect(try await store.deleteDeviceSessions(pool: "vendor", device: "d0", user: user, app: nil) == 10)
+                #expect(ContinuousClock.now < deadline, "the other writes waited until the updates stopped")
+                stop.withLockedValue { $0 = true }
+                try await group.waitForAll()
+            }
         }
     }
 

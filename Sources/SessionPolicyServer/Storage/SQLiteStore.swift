@@ -76,53 +76,54 @@ public final class SQLiteStore: SessionStore {
                 p.flushing = true
                 return true
             }
-            if startFlushing { queue.asyncWriteWithoutTransaction { db in self.drain(db) } }
+            if startFlushing { queue.asyncWriteWithoutTransaction { db in self.commitGroup(db) } }
         }
         return (stored, result as! R)
     }
 
-    /// Commits the waiting updates in groups until none is left. Runs on the writer's own
-    /// queue, one transaction per group, without leaving it between groups.
-    private func drain(_ db: Database) {
-        while true {
-            let group = pending.withLockedValue { p -> [PendingUpdate] in
-                let items = p.items
-                p.items = []
-                if items.isEmpty { p.flushing = false }
-                return items
-            }
-            if group.isEmpty { return }
-            var results: [Result<(StoredSession, any Sendable), any Error>] = []
-            results.reserveCapacity(group.count)
-            do {
-                // BEGIN and COMMIT as cached statements too (GRDB's `inTransaction` prepares them anew).
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-                do {
-                    for item in group {
-                        let old = try Self.load(db, item.key)
-                        let next: (SessionState, any Sendable)
-                        do {
-                            next = try item.update(old)
-                        } catch {
-                            results.append(.failure(error))  // this update stores nothing; the others go on
-                            continue
-                        }
-                        let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
-                        try Self.save(db, item.key, stored)
-                        results.append(.success((stored, next.1)))
-                    }
-                    try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                } catch {
-                    try? db.rollback()
-                    throw error
-                }
-                for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
-            } catch {
-                // The group's transaction failed: nothing of it is stored, and nothing acknowledged.
-                let failure = (error as? StoreError) ?? StoreError("SQLite: \(error)")
-                for item in group { item.continuation.resume(throwing: failure) }
-            }
+    /// Commits the waiting updates as one group, in one transaction, on the writer's queue;
+    /// then queues itself again while updates wait. Going to the back of the queue between
+    /// groups lets the store's other writes (deletes, device sessions, purges) take turns.
+    private func commitGroup(_ db: Database) {
+        let group = pending.withLockedValue { p -> [PendingUpdate] in
+            defer { p.items = [] }
+            return p.items
         }
+        var results: [Result<(StoredSession, any Sendable), any Error>] = []
+        results.reserveCapacity(group.count)
+        do {
+            // BEGIN and COMMIT as cached statements too (GRDB's `inTransaction` prepares them anew).
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                for item in group {
+                    let old = try Self.load(db, item.key)
+                    let next: (SessionState, any Sendable)
+                    do {
+                        next = try item.update(old)
+                    } catch {
+                        results.append(.failure(error))  // this update stores nothing; the others go on
+                        continue
+                    }
+                    let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
+                    try Self.save(db, item.key, stored)
+                    results.append(.success((stored, next.1)))
+                }
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                try? db.rollback()
+                throw error
+            }
+            for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
+        } catch {
+            // The group's transaction failed: nothing of it is stored, and nothing acknowledged.
+            let failure = (error as? StoreError) ?? StoreError("SQLite: \(error)")
+            for item in group { item.continuation.resume(throwing: failure) }
+        }
+        let more = pending.withLockedValue { p -> Bool in
+            if p.items.isEmpty { p.flushing = false }
+            return p.flushing
+        }
+        if more { queue.asyncWriteWithoutTransaction { db in self.commitGroup(db) } }
     }
 
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
