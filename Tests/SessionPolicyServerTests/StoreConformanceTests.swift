@@ -188,7 +188,7 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("SQLite: a database from a newer server is refused; an acknowledged write survives reopening")
+    @Test("SQLite: an acknowledged write survives reopening; stored states read by either reader; a newer database is refused")
     func sqliteSchemaAndDurability() async throws {
         let dir = try Fixtures.temporaryDirectory("sqlite")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -204,13 +204,26 @@ struct StoreConformanceTests {
         try await reopened.prepare()
         #expect(try await reopened.session(key)?.state.state == .active)
         await reopened.close()
+        func sqlite3(_ sql: String) throws {
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            sqlite.arguments = ["sqlite3", path, sql]
+            try sqlite.run()
+            sqlite.waitUntilExit()
+            try #require(sqlite.terminationStatus == 0, "needs the sqlite3 command (apt-get install sqlite3)")
+        }
+        // A stored state the fast reader does not take (an escape) is read by the full one;
+        // one that is not a state is a store error, never a made-up session.
+        try sqlite3(#"UPDATE sessions SET state = replace(state, '"active"', '"\u0061ctive"')"#)
+        let escaped = try SQLiteStore(path: path)
+        #expect(try await escaped.session(key)?.state.state == .active)
+        await escaped.close()
+        try sqlite3(#"UPDATE sessions SET state = '{"state":'"#)
+        let corrupt = try SQLiteStore(path: path)
+        await #expect(throws: StoreError.self) { try await corrupt.session(key) }
+        await corrupt.close()
         // Pretend a newer server migrated the file.
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["sqlite3", path, "INSERT INTO schema_migrations VALUES (999, 0)"]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        try #require(sqlite.terminationStatus == 0, "needs the sqlite3 command (apt-get install sqlite3)")
+        try sqlite3("INSERT INTO schema_migrations VALUES (999, 0)")
         let newer = try SQLiteStore(path: path)
         await #expect(throws: StoreError.self) { try await newer.prepare() }
         await newer.close()

@@ -26,11 +26,8 @@ extension SQLiteStore {
         case SQLITE_ROW:
             let text = UnsafeRawBufferPointer(
                 start: sqlite3_column_blob(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
-            let state =
-                try FastJSON.sessionState(text)
-                ?? StoredJSON.decode(SessionState.self, String(decoding: text, as: UTF8.self))
             return StoredSession(
-                state: state, revision: sqlite3_column_int64(statement, 1),
+                state: try StoredJSON.decodeState(text), revision: sqlite3_column_int64(statement, 1),
                 updatedAt: Timestamp(millisecondsSinceEpoch: sqlite3_column_int64(statement, 2)))
         case let code:
             throw error(db, code)

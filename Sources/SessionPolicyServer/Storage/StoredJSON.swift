@@ -14,9 +14,14 @@ enum StoredJSON {
     /// A stored session state: the fast reader, or Foundation's for anything it does not take.
     static func decode(_ type: SessionState.Type, _ text: String) throws -> SessionState {
         var text = text
-        if let state = text.withUTF8({ FastJSON.sessionState(UnsafeRawBufferPointer($0)) }) { return state }
+        return try text.withUTF8 { try decodeState(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A stored session state from its UTF-8 bytes (as a store's C interface hands them over).
+    static func decodeState(_ bytes: UnsafeRawBufferPointer) throws -> SessionState {
+        if let state = FastJSON.sessionState(bytes) { return state }
         do {
-            return try JSONDecoder().decode(type, from: Data(text.utf8))
+            return try JSONDecoder().decode(SessionState.self, from: Data(bytes))
         } catch {
             throw StoreError("a stored session state does not decode: \(error)")
         }
