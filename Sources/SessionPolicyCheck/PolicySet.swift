@@ -14,7 +14,8 @@ public struct CheckInput: Sendable {
     public var sources: [String: String] = [:]
 
     /// Loads policy files or directories `policyPaths` and scenario files or directories `scenarioPaths`.
-    /// A scenario may name a policy by its `name`, or by a path relative to the scenario file.
+    /// A scenario may name a policy by its `name`, or by the path of a `.yaml` file: absolute, or
+    /// relative to the scenario file.
     public static func load(policies policyPaths: [String], scenarios scenarioPaths: [String]) -> CheckInput {
         var input = CheckInput()
         for path in policyPaths.flatMap(SourceFile.expand) { input.addPolicy(path) }
@@ -30,7 +31,8 @@ public struct CheckInput: Sendable {
                 for var s in scenarios {
                     if input.policies[s.policy] == nil, s.policy.hasSuffix(".yaml") || s.policy.hasSuffix(".yml") {
                         let dir = (path as NSString).deletingLastPathComponent
-                        let resolved = dir.isEmpty ? s.policy : (dir as NSString).appendingPathComponent(s.policy)
+                        let resolved =
+                            dir.isEmpty || s.policy.hasPrefix("/") ? s.policy : (dir as NSString).appendingPathComponent(s.policy)
                         if let name = input.addPolicy(resolved) { s.policy = name }
                     }
                     if input.policies[s.policy] == nil {

@@ -60,7 +60,7 @@ struct Compiler {
             return Action(
                 decision: nil, reason: reason, target: target,
                 effects: state.hasSession ? effects.union(.setReadOnly) : effects,
-                notices: notices.union(.readOnly), noticeDelay: delay)
+                notices: notices, noticeDelay: delay)
         }
     }
 
@@ -68,7 +68,8 @@ struct Compiler {
         react(.idpLogin, .unexpectedEvent, from: state)
     }
 
-    /// Device integrity comes first on every event: a compromised device gets the policy's reaction.
+    /// Device integrity comes first on every device event, in every state: a compromised device
+    /// gets the policy's reaction.
     private mutating func addCompromised(_ states: [MachineState], _ events: [EventKind]) {
         for state in states {
             add(
@@ -77,8 +78,24 @@ struct Compiler {
         }
     }
 
-    private mutating func addUnexpected(_ states: [MachineState], _ events: [EventKind]) {
+    /// With `device.bind_session`, a device event from another device than the one the session is
+    /// bound to wipes the session (`device_mismatch`). Signed out there is nothing to bind.
+    private mutating func addBinding(_ states: [MachineState], _ events: [EventKind]) {
+        guard policy.device.bindSession else { return }
+        for state in states where state.hasSession {
+            add([state], events, .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
+        }
+    }
+
+    /// The device checks every device event faces first: integrity, then binding (README "Device
+    /// checks"). Login attempts and IdP logins run them inside their own chains.
+    private mutating func addDeviceChecks(_ states: [MachineState], _ events: [EventKind]) {
         addCompromised(states, events)
+        addBinding(states, events)
+    }
+
+    private mutating func addUnexpected(_ states: [MachineState], _ events: [EventKind]) {
+        addDeviceChecks(states, events)
         for state in states {
             add([state], events, .always, unexpected(from: state), source("built-in"))
         }
@@ -86,18 +103,25 @@ struct Compiler {
 
     // MARK: Custom rules
 
-    /// Adds the transitions of every rule that applies to `event`, in declaration order: first
-    /// "the condition needs a fact the event lacks" (fail closed), then "the condition holds".
-    private mutating func addRules(_ states: [MachineState], _ event: EventKind) {
+    /// One guarded step of a chain, before it is placed in a state.
+    private typealias Step = (guard: Guard, action: Action, source: TransitionSource)
+
+    /// The transitions of every rule that applies to `event` in `state`, in declaration order:
+    /// first "the condition needs a fact the event lacks" (fail closed), then "the condition holds".
+    private func ruleSteps(from state: MachineState, on event: EventKind) -> [Step] {
+        var steps: [Step] = []
         for (i, rule) in policy.rules.enumerated() where rule.on.contains(event) {
             let lever = "rules[\(i)]"
             let src = TransitionSource(levers: ["rules.\(rule.name)"], location: policy.sources["\(lever).when"] ?? policy.sources[lever])
-            for state in states {
-                add(
-                    [state], [event], .ruleFactMissing(i),
-                    react(.idpLogin, .ruleFactMissing, from: state), src)
-                add([state], [event], .rule(i), ruleAction(rule, event: event, from: state), src)
-            }
+            steps.append((.ruleFactMissing(i), react(.idpLogin, .ruleFactMissing, from: state), src))
+            steps.append((.rule(i), ruleAction(rule, event: event, from: state), src))
+        }
+        return steps
+    }
+
+    private mutating func addRules(_ states: [MachineState], _ event: EventKind) {
+        for state in states {
+            for step in ruleSteps(from: state, on: event) { add([state], [event], step.guard, step.action, step.source) }
         }
     }
 
@@ -121,7 +145,6 @@ struct Compiler {
             }
         }
         a.notices.formUnion(o.notices)
-        if o.readOnly { a.notices.insert(.readOnly) }
         a.noticeDelay = o.noticeDelay
         a.message = o.message ?? o.reason.message
         return a
@@ -195,7 +218,7 @@ struct Compiler {
     private mutating func addLoginAttempts() {
         let attempts: [EventKind] = [.launch, .resume]
         addAttemptChain(Self.resumable, attempts, biometricDone: false)
-        addCompromised([.signedOut, .awaitingIdP], attempts)
+        addDeviceChecks([.signedOut, .awaitingIdP], attempts)
         add([.signedOut], attempts, .always, react(.idpLogin, .noSession, from: .signedOut), source("built-in"))
         add([.awaitingIdP], attempts, .always, react(.idpLogin, .idpLoginRequired, from: .awaitingIdP), source("built-in"))
     }
@@ -205,7 +228,7 @@ struct Compiler {
     private mutating func addBiometric() {
         let p = policy
         addAttemptChain([.awaitingBiometric], [.biometricSucceeded], biometricDone: true)
-        addCompromised([.awaitingBiometric], [.biometricFailed])
+        addDeviceChecks([.awaitingBiometric], [.biometricFailed])
         let limit = p.retry.biometric
         add(
             [.awaitingBiometric], [.biometricFailed], .failureLimitReached(.biometric, limit: limit.max),
@@ -228,7 +251,7 @@ struct Compiler {
     private mutating func addOfflineFailure() {
         let p = policy
         let event: [EventKind] = [.offlineLoginFailed]
-        addCompromised(Self.resumable, event)
+        addDeviceChecks(Self.resumable, event)
         for state in Self.resumable {
             add(
                 [state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
@@ -245,23 +268,59 @@ struct Compiler {
 
     // MARK: IdP login
 
+    /// What an `idp_login_succeeded` faces after the device checks when there is no session to
+    /// keep: the rules, then acceptance. From `state`, whose facts the rules read.
+    private func loginSteps(from state: MachineState) -> [Step] {
+        ruleSteps(from: state, on: .idpLoginSucceeded) + [
+            (
+                .always, Action(decision: .allow, reason: .idpLoginSucceeded, target: .state(.active), effects: .establish),
+                source("built-in")
+            )
+        ]
+    }
+
+    /// A switch (another device, another user) followed by `inner`, what the login gets from
+    /// `signed_out`: the previous session's data is wiped whatever the new login's fate, and the
+    /// new login is judged exactly as a fresh one. The reason is the new login's when a check or a
+    /// rule refused or restricted it, and the switch's when it was accepted as it is.
+    private func switchStep(_ kind: SessionSwitch, _ inner: Step) -> Step {
+        var a = inner.action
+        a.decision = .wipe
+        a.effects.formUnion(.clearSession)
+        if a.target == .unchanged { a.target = .state(.signedOut) }
+        a.usesPreviousAuthMode = false
+        a.namesScope = false
+        if inner.action.reason == .idpLoginSucceeded {
+            a.reason = kind.reason
+            a.message = kind.reason.message
+        }
+        let lever = kind == .user ? "device.single_user" : "device.bind_session"
+        let src = TransitionSource(
+            levers: [lever] + inner.source.levers.filter { $0 != "built-in" },
+            location: inner.source.location ?? policy.sources[lever])
+        return (.switched(kind, inner.guard), a, src)
+    }
+
     private mutating func addIdP() {
         let p = policy
         let all = MachineState.allCases
-        addCompromised(all, [.idpLoginSucceeded])
-        if p.device.singleUser {
-            add(
-                all, [.idpLoginSucceeded], .differentUser,
-                Action(decision: .wipe, reason: .differentUser, target: .state(.active), effects: [.clearSession, .establish]),
-                source("device.single_user"))
+        let login: [EventKind] = [.idpLoginSucceeded]
+        addCompromised(all, login)
+        for step in loginSteps(from: .signedOut) { add([.signedOut], login, step.guard, step.action, step.source) }
+        // A login that ends another session passes every check of a fresh login: the fresh
+        // chain is derived here, not written twice, so no later check can be skipped.
+        let switches = (p.device.bindSession ? [SessionSwitch.device] : []) + (p.device.singleUser ? [.user] : [])
+        for state in Self.withSession {
+            for kind in switches {
+                for step in loginSteps(from: .signedOut) {
+                    let s = switchStep(kind, step)
+                    add([state], login, s.guard, s.action, s.source)
+                }
+            }
+            for step in loginSteps(from: state) { add([state], login, step.guard, step.action, step.source) }
         }
-        addRules(all, .idpLoginSucceeded)
-        add(
-            all, [.idpLoginSucceeded], .always,
-            Action(decision: .allow, reason: .idpLoginSucceeded, target: .state(.active), effects: .establish),
-            source("built-in"))
 
-        addCompromised(all, [.idpLoginFailed])
+        addDeviceChecks(all, [.idpLoginFailed])
         let limit = p.retry.idpLogin
         for state in all {
             add(
@@ -279,24 +338,31 @@ struct Compiler {
     private mutating func addRefresh() {
         let p = policy
         let live: [MachineState] = Self.resumable
-        addCompromised(live, [.tokenRefreshed])
+        addDeviceChecks(live, [.tokenRefreshed])
         addRules(live, .tokenRefreshed)
         add(
             live, [.tokenRefreshed], .always,
             Action(decision: nil, reason: .tokenRefreshed, target: .unchanged, effects: .recordOnline), source("built-in"))
         addUnexpected([.signedOut, .awaitingIdP], [.tokenRefreshed])
 
+        // An invalid refresh token gets the signal's reaction in every state (signed out, it
+        // removes whatever the app still holds); a network failure loses nothing and is retried,
+        // and signed out there is nothing to retry.
         let invalid = p.signals.refreshTokenInvalid
-        for state in Self.withSession {
+        addDeviceChecks(MachineState.allCases, [.refreshFailed])
+        for state in MachineState.allCases {
             add(
                 [state], [.refreshFailed], .refreshCause(.invalidToken),
                 react(invalid.then, .refreshTokenInvalid, from: state, delay: invalid.noticeDelay),
                 source("signals.refresh_token_invalid"))
-            add(
-                [state], [.refreshFailed], .always,
-                Action(decision: nil, reason: .refreshDeferred, target: .unchanged, notices: .retryLater), source("built-in"))
+            if state.hasSession {
+                add(
+                    [state], [.refreshFailed], .always,
+                    Action(decision: nil, reason: .refreshDeferred, target: .unchanged, notices: .retryLater), source("built-in"))
+            } else {
+                add([state], [.refreshFailed], .always, unexpected(from: state), source("built-in"))
+            }
         }
-        addUnexpected([.signedOut], [.refreshFailed])
     }
 
     // MARK: Server signals and logout
@@ -313,6 +379,7 @@ struct Compiler {
             for (event, reaction, reason, lever) in signals {
                 add([state], [event], .always, react(reaction.then, reason, from: state, delay: reaction.noticeDelay), source(lever))
             }
+            // Only a biometric session has a biometric path to close; any other changes nothing.
             let enrollment = p.signals.biometricEnrollmentChanged
             if state.hasSession {
                 add(
@@ -321,16 +388,12 @@ struct Compiler {
                         enrollment.then, .biometricEnrollmentChanged, from: state, effects: .lockBiometric,
                         delay: enrollment.noticeDelay),
                     source("signals.biometric_enrollment_changed"))
-                add(
-                    [state], [.biometricEnrollmentChanged], .always,
-                    Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged, effects: .lockBiometric),
-                    source("signals.biometric_enrollment_changed"))
-            } else {
-                add(
-                    [state], [.biometricEnrollmentChanged], .always,
-                    Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
-                    source("signals.biometric_enrollment_changed"))
             }
+            add(
+                [state], [.biometricEnrollmentChanged], .always,
+                Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
+                source("signals.biometric_enrollment_changed"))
+            addDeviceChecks([state], [.logout])
             let logout = p.signals.logout
             add(
                 [state], [.logout], .unsyncedItems,
@@ -345,35 +408,35 @@ struct Compiler {
     // MARK: Cross-app device sessions
 
     /// A signed-out app that detects a device session of a trusted app of the same vendor may
-    /// adopt it, per `cross_app.adopt`; an app with a session of its own ignores the detection.
+    /// adopt it, per `cross_app.adopt`. An app with a session of its own ignores the detection,
+    /// also while it waits for an IdP login: adopting then would skip the login its own checks
+    /// asked for (a session max, a biometric lockout).
     private mutating func addCrossApp() {
         let p = policy
         let event: [EventKind] = [.deviceSessionDetected]
-        let open: [MachineState] = [.signedOut, .awaitingIdP]
-        addCompromised(open, event)
+        addDeviceChecks(MachineState.allCases, event)
         let src = source("cross_app.adopt", "cross_app.apps")
         if p.crossApp.adopt == .never {
-            for state in open { add([state], event, .always, react(.idpLogin, .crossAppNotAllowed, from: state), src) }
+            add([.signedOut], event, .always, react(.idpLogin, .crossAppNotAllowed, from: .signedOut), src)
         } else {
-            for state in open {
-                add([state], event, .appNotTrusted, react(.idpLogin, .crossAppNotAllowed, from: state), source("cross_app.apps"))
-                let biometric = p.crossApp.adopt == .requireBiometric
-                add(
-                    [state], event, .always,
-                    Action(
-                        decision: biometric ? .requireBiometric : .allow, reason: .crossAppSession,
-                        target: .state(biometric ? .awaitingBiometric : .active),
-                        effects: biometric ? [.establish, .adoptBehindBiometric] : .establish, namesScope: true),
-                    src)
-            }
+            add([.signedOut], event, .appNotTrusted, react(.idpLogin, .crossAppNotAllowed, from: .signedOut), source("cross_app.apps"))
+            let biometric = p.crossApp.adopt == .requireBiometric
+            add(
+                [.signedOut], event, .always,
+                Action(
+                    decision: biometric ? .requireBiometric : .allow, reason: .crossAppSession,
+                    target: .state(biometric ? .awaitingBiometric : .active),
+                    effects: biometric ? [.establish, .adoptBehindBiometric] : .establish, namesScope: true),
+                src)
         }
-        add(Self.resumable, event, .always, Action(decision: nil, reason: .sessionExists, target: .unchanged), source("built-in"))
+        add(Self.withSession, event, .always, Action(decision: nil, reason: .sessionExists, target: .unchanged), source("built-in"))
     }
 
     // MARK: Registration and app lifecycle
 
     private mutating func addLifecycle() {
         let all = MachineState.allCases
+        addDeviceChecks(all, [.register])
         add(
             all, [.register], .networkOffline,
             Action(decision: .idpLogin, reason: .registrationRequiresNetwork, target: .unchanged, notices: .networkRequired),
@@ -381,6 +444,7 @@ struct Compiler {
         add(
             all, [.register], .always,
             Action(decision: .idpLogin, reason: .registration, target: .unchanged), source("built-in"))
+        addDeviceChecks(all, [.background])
         add(
             [.active, .readOnly], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .state(.suspended), effects: .recordActivity),

@@ -26,6 +26,8 @@ extension CompiledPolicy {
         case .appNotTrusted: return "app not trusted"
         case let .ruleFactMissing(i): return "rule \(policy.rules[i].name) fact missing"
         case let .rule(i): return "rule \(policy.rules[i].name)"
+        case let .switched(kind, inner):
+            return inner == .always ? label(kind.trigger) : "\(label(kind.trigger)), \(label(inner))"
         }
     }
 

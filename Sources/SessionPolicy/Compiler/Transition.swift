@@ -42,6 +42,24 @@ public enum Guard: Sendable, Hashable {
     case ruleFactMissing(Int)
     /// The condition of rule `index` holds.
     case rule(Int)
+    /// The event switches the session (another user, another device) and `inner` holds for the
+    /// event judged against the session cleared, as from `signed_out`. The transitions that end
+    /// one session and establish another are these: a switch passes every check a fresh login
+    /// faces (README "Switching user or device").
+    indirect case switched(SessionSwitch, Guard)
+}
+
+/// What ends one session so that an `idp_login_succeeded` can establish another.
+public enum SessionSwitch: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The event names another user than the session's (`device.single_user`).
+    case user = "different_user"
+    /// The event comes from another device than the one the session is bound to (`device.bind_session`).
+    case device = "different_device"
+
+    /// The guard that detects this switch on its own.
+    public var trigger: Guard { self == .user ? .differentUser : .differentDevice }
+    /// The reason of the wipe when the new login is accepted as it is.
+    public var reason: Reason { self == .user ? .differentUser : .deviceMismatch }
 }
 
 /// The paths that count failures.

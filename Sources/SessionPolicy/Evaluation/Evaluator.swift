@@ -167,7 +167,25 @@ extension CompiledPolicy {
             return false
         case let .rule(i):
             return truth(conditions[i], s, e, now: now) == .yes
+        case let .switched(kind, inner):
+            return holdsSwitched(kind, inner, s, e, now: now, highest: highest)
         }
+    }
+
+    /// `.switched(kind, inner)`: the switch holds on the session, and `inner` on the session
+    /// cleared (as `clearSession` leaves it), so the new login is judged as from `signed_out`.
+    @inline(never) func holdsSwitched(
+        _ kind: SessionSwitch, _ inner: Guard, _ s: SessionState, _ e: Event, now: Int64, highest: Int64?
+    ) -> Bool {
+        guard holds(kind.trigger, s, e, now: now, highest: highest) else { return false }
+        return holds(inner, Self.cleared(highest: highest), e, now: now, highest: highest)
+    }
+
+    /// The session as a wipe leaves it: signed out, keeping only the highest time seen.
+    static func cleared(highest: Int64?) -> SessionState {
+        var c = SessionState()
+        c.highestTime = highest.map { Timestamp(millisecondsSinceEpoch: $0) }
+        return c
     }
 
     @inline(__always) func apply(
@@ -215,7 +233,7 @@ extension CompiledPolicy {
         }
         var notices = a.notices
         if e.network == .offline, a.decision == .idpLogin || a.decision == .wipe { notices.insert(.networkRequired) }
-        if s.state == .readOnly { notices.insert(.readOnly) }
+        if s.readOnly { notices.insert(.readOnly) }
         let scope = a.namesScope ? self.scope(for: s.authMode, keystore: e.device.keystore) : nil
         let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
         return Outcome(

@@ -24,6 +24,10 @@ extension CompiledPolicy {
         case .appNotTrusted: return "the app that created the session is not in `cross_app.apps`"
         case let .ruleFactMissing(i): return "rule `\(policy.rules[i].name)` needs a fact the event does not report"
         case let .rule(i): return "rule `\(policy.rules[i].name)`: \(policy.rules[i].when)"
+        case let .switched(kind, inner):
+            let switchText = describe(kind.trigger)
+            if inner == .always { return "\(switchText), and the new login passes every check" }
+            return "\(switchText), and for the new login: \(describe(inner))"
         }
     }
 
@@ -63,6 +67,11 @@ extension CompiledPolicy {
         case .refreshCause: return "cause \(show(e.cause))"
         case .unsyncedItems: return "unsynced items: \(e.unsyncedItems ?? 0)"
         case .appNotTrusted: return "app \(e.appID.map { "`\($0)`" } ?? "not reported")"
+        case let .switched(kind, inner):
+            let first = facts(kind.trigger, s, e)
+            guard holds(kind.trigger, s, e, now: now, highest: Self.highestSeen(s)) else { return first }
+            let rest = facts(inner, Self.cleared(highest: Self.highestSeen(s)), e)
+            return rest.isEmpty ? first : "\(first); \(rest)"
         case let .ruleFactMissing(i), let .rule(i):
             switch truth(conditions[i], s, e, now: now) {
             case .yes: return "holds"

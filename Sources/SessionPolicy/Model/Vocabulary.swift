@@ -66,6 +66,17 @@ public enum EventKind: String, PolicyKeyword {
     /// Another app of the same vendor created a device session that this app detected
     /// (cross-app login, seeds 002/004); carries `user` and `app_id` of the creating app.
     case deviceSessionDetected = "device_session_detected"
+
+    /// True for the server signals (`account_deactivated`, `tokens_revoked`, `license_revoked`,
+    /// `biometric_enrollment_changed`): they only end or restrict a session, apply in every state,
+    /// and skip the device checks. Every other event is a device event: the app reports it about
+    /// its own session, and the device checks (integrity, then binding) come first.
+    public var isServerSignal: Bool {
+        switch self {
+        case .accountDeactivated, .tokensRevoked, .licenseRevoked, .biometricEnrollmentChanged: true
+        default: false
+        }
+    }
 }
 
 /// Network reachability reported with an event.
