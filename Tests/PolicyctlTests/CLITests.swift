@@ -145,6 +145,30 @@ struct CLITests {
         #expect(r.lastLine == "1 passed, 0 failed")
     }
 
+    @Test("a scenario may name its policy by an absolute path, which is read as it is")
+    func policyByAbsolutePath() throws {
+        let dir = try Fixtures.temporaryDirectory("abs")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let policy = dir.appendingPathComponent("elsewhere/spendiq-copy.yaml")
+        try FileManager.default.createDirectory(at: policy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Fixtures.text("policies/spendiq.yaml").replacingOccurrences(of: "name: spendiq", with: "name: spendiq-copy")
+            .write(to: policy, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("ex"), withIntermediateDirectories: true)
+        try """
+        policy: \(policy.path)
+        scenarios:
+          - name: by absolute path
+            start: 2026-04-06T08:00:00Z
+            steps:
+              - event: register
+                network: offline
+                expect: { decision: idp_login, reason: registration_requires_network }
+        """.write(to: dir.appendingPathComponent("ex/s.yaml"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", "policies", dir.appendingPathComponent("ex").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lastLine == "1 passed, 0 failed")
+    }
+
     @Test("a missing file exits 2")
     func missingFile() throws {
         let r = try CLI.run(["compile", "policies/nope.yaml"])
