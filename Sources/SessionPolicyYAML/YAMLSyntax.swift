@@ -7,37 +7,36 @@ import Yams
 /// node budget. Every refusal is a located diagnostic; nothing here crashes or hangs.
 public enum YAMLSyntax {
     /// Largest input accepted, in bytes (1 MiB: policies and scenarios are a few KB).
-    public static let maxBytes = 1 << 20
+    public static let maxBytes = InputLimits.files.bytes
     /// Deepest nesting accepted.
-    public static let maxDepth = 64
+    public static let maxDepth = InputLimits.files.depth
     /// Most nodes accepted in one document.
-    public static let maxNodes = 100_000
+    public static let maxNodes = InputLimits.files.nodes
 
-    /// Parses `bytes` from `file`. Returns the root, nil for an empty document, or diagnostics.
-    public static func parse(_ bytes: Data, file: String) -> Result<SyntaxNode?, DiagnosticError> {
-        if bytes.count > maxBytes {
+    /// Parses `bytes` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
+    public static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+        if bytes.count > limits.bytes {
             return .failure(
                 DiagnosticError([
                     .error(
-                        .inputTooLarge, "input is \(bytes.count) bytes, more than the limit of \(maxBytes) bytes",
-                        at: SourceLocation(file: file, line: 1, column: 1),
-                        help: "policy and scenario files are small; split the file or check that it is the right one")
+                        .inputTooLarge, "input is \(bytes.count) bytes, more than the limit of \(limits.bytes) bytes",
+                        at: SourceLocation(file: file, line: 1, column: 1), help: limits.hint)
                 ]))
         }
         guard let text = String(validatingUTF8Bytes: bytes) else {
             return .failure(DiagnosticError([invalidUTF8(bytes, file: file)]))
         }
-        return parse(text, file: file)
+        return parse(text, file: file, limits: limits)
     }
 
-    /// Parses `text` from `file`. Returns the root, nil for an empty document, or diagnostics.
-    public static func parse(_ text: String, file: String) -> Result<SyntaxNode?, DiagnosticError> {
-        if text.utf8.count > maxBytes {
-            return parse(Data(text.utf8), file: file)
+    /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
+    public static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+        if text.utf8.count > limits.bytes {
+            return parse(Data(text.utf8), file: file, limits: limits)
         }
         // A UTF-8 byte-order mark is legal at the start of a file; libyaml would choke on it.
         if text.unicodeScalars.first == "\u{FEFF}" {
-            return parse(String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())), file: file)
+            return parse(String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())), file: file, limits: limits)
         }
         // The parser owns the anchors (nodes hold them weakly): keep it alive while walking so
         // anchored and aliased nodes can be recognised and refused.
@@ -58,7 +57,7 @@ public enum YAMLSyntax {
         }
         return withExtendedLifetime(parser) {
             guard let root else { return .success(nil) }
-            var walker = Walker(file: file)
+            var walker = Walker(file: file, limits: limits)
             let node = walker.convert(root, depth: 1)
             if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
             return .success(node)
@@ -69,6 +68,7 @@ public enum YAMLSyntax {
 
     struct Walker {
         let file: String
+        let limits: InputLimits
         var nodes = 0
         var problem: Diagnostic?
 
@@ -84,16 +84,16 @@ public enum YAMLSyntax {
         mutating func convert(_ node: Node, depth: Int) -> SyntaxNode {
             if problem != nil { return SyntaxNode(.scalar("", isPlain: true), at: location(node)) }
             nodes += 1
-            if nodes > YAMLSyntax.maxNodes {
+            if nodes > limits.nodes {
                 return fail(
                     .error(
-                        .tooManyNodes, "the document has more than \(YAMLSyntax.maxNodes) values", at: location(node),
-                        help: "policy and scenario files are small; check that this is the right file"))
+                        .tooManyNodes, "the document has more than \(limits.nodes) values", at: location(node),
+                        help: limits.hint))
             }
-            if depth > YAMLSyntax.maxDepth {
+            if depth > limits.depth {
                 return fail(
                     .error(
-                        .nestingTooDeep, "values are nested more than \(YAMLSyntax.maxDepth) levels deep", at: location(node),
+                        .nestingTooDeep, "values are nested more than \(limits.depth) levels deep", at: location(node),
                         help: "policies and scenarios need only a few levels"))
             }
             if node.anchor != nil {

@@ -437,8 +437,7 @@ struct FastJSONTests {
 
     @Test("documents past the YAML front end's size and node limits fall back")
     func limits() {
-        #expect(FastJSON.maxBytes == YAMLSyntax.maxBytes)
-        #expect(FastJSON.maxNodes == YAMLSyntax.maxNodes)
+        #expect(YAMLSyntax.maxBytes == InputLimits.files.bytes && YAMLSyntax.maxNodes == InputLimits.files.nodes)
         let item = #"{"event":{"type":"background","time":"2026-03-01T09:00:00Z"}}"#
         func batch(_ n: Int) -> [UInt8] { Array(("{\"items\":[" + Array(repeating: item, count: n).joined(separator: ",") + "]}").utf8) }
         // 3 + 7n nodes: the root, `items`, the list, and per item the item, `event`, the event, 2 keys and 2 values.
@@ -449,11 +448,41 @@ struct FastJSONTests {
         #expect(t.agreed == 1 && t.bothRefused == 1, "\(t.summary)")
         // Exactly the size limit, and one byte more.
         let head = Array(#"{"state": "active", "user": ""#.utf8)
-        let fill = FastJSON.maxBytes - head.count - 2
+        let fill = InputLimits.files.bytes - head.count - 2
         for n in [fill, fill + 1] {
             t.check(.state, head + Array(repeating: UInt8(ascii: "a"), count: n) + Array(#""}"#.utf8))
         }
         #expect(t.agreed == 2 && t.bothRefused == 2, "\(t.summary)")
+    }
+
+    @Test("a batch's limits follow the server's: both readers take the same bytes and node budget")
+    func batchLimits() throws {
+        let item = #"{"event":{"type":"background","time":"2026-03-01T09:00:00Z"}}"#
+        func batch(_ n: Int) -> [UInt8] { Array(("{\"items\":[" + Array(repeating: item, count: n).joined(separator: ",") + "]}").utf8) }
+        func slow(_ bytes: [UInt8], _ limits: InputLimits) -> Int? {
+            guard case let .success(root?) = YAMLSyntax.parse(Data(bytes), file: "body", limits: limits) else { return nil }
+            var r = SyntaxReader()
+            return r.evaluationBatch(root, limit: .max).map(\.count)
+        }
+        // 20,000 items: over the file limits (1 MiB, 100,000 values), within a batch's.
+        let big = batch(20_000)
+        let limits = InputLimits.batch(bytes: 16 << 20, items: 50_000)
+        #expect(big.count > InputLimits.files.bytes)
+        #expect(FastJSON.batchRequest(big) == nil && slow(big, .files) == nil)
+        #expect(FastJSON.batchRequest(big, limits: limits)?.count == 20_000)
+        #expect(slow(big, limits) == 20_000)
+        // The node budget: 3 + 7n values here; at the budget and one item past it.
+        let small = InputLimits.batch(bytes: 16 << 20, items: 1_000)
+        let most = (small.nodes - 3) / 7
+        #expect(FastJSON.batchRequest(batch(most), limits: small)?.count == most)
+        #expect(slow(batch(most), small) == most)
+        #expect(FastJSON.batchRequest(batch(most + 1), limits: small) == nil && slow(batch(most + 1), small) == nil)
+        // The byte budget, exactly and one byte over.
+        let exact = batch(10)
+        let tight = InputLimits(bytes: exact.count, nodes: 1_000, depth: 64, hint: "")
+        #expect(FastJSON.batchRequest(exact, limits: tight)?.count == 10 && slow(exact, tight) == 10)
+        let over = InputLimits(bytes: exact.count - 1, nodes: 1_000, depth: 64, hint: "")
+        #expect(FastJSON.batchRequest(exact, limits: over) == nil && slow(exact, over) == nil)
     }
 
     @Test("a key must meet its colon on the same line and within 1,000 bytes (libyaml's simple-key rule)")

@@ -19,16 +19,12 @@
 ///   whitespace, which this codec does not re-implement);
 /// - strings with escapes or characters outside `FastJSONScanner`'s subset, and whitespace
 ///   libyaml would read differently (a tab outside the brackets, a key split from its `:`);
-/// - documents larger than `maxBytes` or with more than `maxNodes` values, as the YAML front
-///   end refuses them; trailing bytes; a byte-order mark.
+/// - documents over their `InputLimits` (bytes, values), as the YAML front end refuses them;
+///   trailing bytes; a byte-order mark.
 ///
 /// Encoding writes exactly what `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`
 /// writes for the same value (see `FastJSON+Encoding.swift`).
 package enum FastJSON {
-    /// Largest document read, in bytes: the YAML front end's limit (`YAMLSyntax.maxBytes`).
-    package static let maxBytes = 1 << 20
-    /// Most keys and values read in one document: the YAML front end's `YAMLSyntax.maxNodes`.
-    package static let maxNodes = 100_000
 
     /// One evaluation: a session state (signed out when absent) and an event.
     package typealias Request = (state: SessionState, event: Event)
@@ -77,8 +73,8 @@ package enum FastJSON {
 
     /// A batch of evaluation requests: `{"items": [{"state": {...}, "event": {...}}, ...]}`,
     /// each item shaped like `evaluationRequest(_:)`. Nil if any item is not certain.
-    package static func batchRequest(_ bytes: UnsafeRawBufferPointer) -> [Request]? {
-        document(bytes) { s in
+    package static func batchRequest(_ bytes: UnsafeRawBufferPointer, limits: InputLimits = .files) -> [Request]? {
+        document(bytes, limits: limits) { s in
             var items: [Request] = []
             var seen = false
             let ok = s.object { s, key in
@@ -95,8 +91,8 @@ package enum FastJSON {
     }
 
     /// A batch of evaluation requests.
-    package static func batchRequest(_ bytes: [UInt8]) -> [Request]? {
-        bytes.withUnsafeBytes { batchRequest($0) }
+    package static func batchRequest(_ bytes: [UInt8], limits: InputLimits = .files) -> [Request]? {
+        bytes.withUnsafeBytes { batchRequest($0, limits: limits) }
     }
 
     /// An event request: `{"event": {...}}`.
@@ -119,9 +115,11 @@ package enum FastJSON {
     }
 
     /// Reads one object with `read` and requires nothing but whitespace around it.
-    private static func document<T>(_ bytes: UnsafeRawBufferPointer, _ read: (inout FastJSONScanner) -> T?) -> T? {
-        guard bytes.count <= maxBytes else { return nil }
-        var s = FastJSONScanner(bytes)
+    private static func document<T>(
+        _ bytes: UnsafeRawBufferPointer, limits: InputLimits = .files, _ read: (inout FastJSONScanner) -> T?
+    ) -> T? {
+        guard bytes.count <= limits.bytes else { return nil }
+        var s = FastJSONScanner(bytes, maxNodes: limits.nodes)
         s.skipOuterSpace()
         guard s.next == UInt8(ascii: "{"), let value = read(&s) else { return nil }
         s.skipOuterSpace()

@@ -33,7 +33,13 @@ struct FastJSONScanner {
     /// Largest distance in bytes from a key's opening quote to its `:`.
     static let maxKeySpan = 1000
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    /// Most nodes accepted (the document's `InputLimits.nodes`).
+    let maxNodes: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, maxNodes: Int = InputLimits.files.nodes) {
+        self.bytes = bytes
+        self.maxNodes = maxNodes
+    }
 
     /// True once every byte is consumed.
     var atEnd: Bool { index == bytes.count }
@@ -73,10 +79,10 @@ struct FastJSONScanner {
 
     // MARK: Nodes
 
-    /// Counts one node; false once the document has more than `FastJSON.maxNodes`.
+    /// Counts one node; false once the document has more than `maxNodes`.
     private mutating func count() -> Bool {
         nodes += 1
-        return nodes <= FastJSON.maxNodes
+        return nodes <= maxNodes
     }
 
     /// Opens a container (`{` or `[`) after optional whitespace.

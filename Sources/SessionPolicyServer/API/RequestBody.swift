@@ -10,14 +10,20 @@ enum RequestBody {
     /// The file name diagnostics give a request body.
     static let file = "body"
 
-    /// Collects at most `limit` bytes (a larger body is a 413).
+    /// Collects at most `limit` bytes. A larger body is a 413: at once when its `Content-Length`
+    /// says so (nothing is read), otherwise as soon as the bytes received pass the limit.
     static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {
+            throw APIError(
+                .contentTooLarge, .inputTooLarge, "the request body is \(length) bytes, more than the limit of \(limit) bytes",
+                help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+        }
         var request = request
         return try await request.collectBody(upTo: limit)
     }
 
-    /// The located syntax of a JSON object body; anything else is a 400 with diagnostics.
-    static func syntax(_ buffer: ByteBuffer) throws(APIError) -> SyntaxNode {
+    /// The located syntax of a JSON object body within `limits`; anything else is a 400 with diagnostics.
+    static func syntax(_ buffer: ByteBuffer, limits: InputLimits = .files) throws(APIError) -> SyntaxNode {
         let mistake = buffer.withUnsafeReadableBytes { StrictJSON.check($0) }
         if let mistake {
             throw .badRequest([
@@ -26,7 +32,7 @@ enum RequestBody {
                     help: "send one JSON object (`Content-Type: application/json`)")
             ])
         }
-        switch YAMLSyntax.parse(Data(buffer: buffer), file: file) {
+        switch YAMLSyntax.parse(Data(buffer: buffer), file: file, limits: limits) {
         case let .failure(e):
             throw .badRequest(e.diagnostics)
         case .success(nil):
@@ -37,8 +43,10 @@ enum RequestBody {
     }
 
     /// Reads a body with `read`, turning its diagnostics into a 400.
-    static func read<T>(_ buffer: ByteBuffer, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(APIError) -> T {
-        let node = try syntax(buffer)
+    static func read<T>(
+        _ buffer: ByteBuffer, limits: InputLimits = .files, _ read: (inout SyntaxReader, SyntaxNode) -> T?
+    ) throws(APIError) -> T {
+        let node = try syntax(buffer, limits: limits)
         var reader = SyntaxReader()
         let value = read(&reader, node)
         if reader.diagnostics.hasErrors || value == nil {

@@ -42,9 +42,14 @@ extension Server {
         let policy = try policy(context)
         let body = try await RequestBody.collect(request, limit: configuration.maxBatchBytes)
         let limit = configuration.maxBatchItems
+        // Both readers take the batch's own bounds: its byte limit, and a node budget that
+        // follows the item limit.
+        let limits = InputLimits.batch(bytes: configuration.maxBatchBytes, items: limit)
         let items =
-            try body.withUnsafeReadableBytes({ FastJSON.batchRequest($0) }).map { $0.map { (state: $0.state, event: $0.event) } }
-            ?? RequestBody.read(body) { r, node in r.evaluationBatch(node, limit: limit) }
+            try body.withUnsafeReadableBytes({ FastJSON.batchRequest($0, limits: limits) }).map {
+                $0.map { (state: $0.state, event: $0.event) }
+            }
+            ?? RequestBody.read(body, limits: limits) { r, node in r.evaluationBatch(node, limit: limit) }
         guard items.count <= limit else {
             throw APIError.badRequest([
                 .error(.inputTooLarge, "the batch has \(items.count) items, more than the limit of \(limit)", at: nil, help: "split it")
