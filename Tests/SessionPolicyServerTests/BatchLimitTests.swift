@@ -90,26 +90,12 @@ struct BatchLimitTests {
     func promptRefusal() throws {
         let dir = try Fixtures.temporaryDirectory("batch-413")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let binary = try #require(CLI.binary, "build policyctl first")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, port) = try ServeProcess.start([
+            "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
+        ])
         defer {
             if process.isRunning { process.terminate() }
         }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        let port = try #require(
-            text.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(text)")
         // 25 MB declared (over the 16 MiB default), none of it sent: the answer must come anyway.
         let request =
             "POST /v1/policies/spendiq/evaluate/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

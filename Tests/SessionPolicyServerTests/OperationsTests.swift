@@ -73,33 +73,17 @@ struct OperationsTests {
     func serveCommand() async throws {
         let dir = try Fixtures.temporaryDirectory("serve")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let binary = try #require(CLI.binary, "build policyctl first")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--policies", Fixtures.path("policies")]
-        process.currentDirectoryURL = dir
-        process.environment = ["SESSIONPOLICY_HS256_SECRET": Tokens.secret, "SESSIONPOLICY_LOG_LEVEL": "info"]
-        let out = Pipe()
-        process.standardOutput = out
         let logURL = dir.appendingPathComponent("serve.log")
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
-        process.standardError = log
-        try process.run()
+        let (process, port) = try ServeProcess.start(
+            ["--port", "0", "--policies", Fixtures.path("policies")],
+            environment: ["SESSIONPOLICY_HS256_SECRET": Tokens.secret, "SESSIONPOLICY_LOG_LEVEL": "info"], directory: dir,
+            standardError: log)
         defer {
             if process.isRunning { process.terminate() }
         }
-        // The first line says where it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        let port = try #require(
-            text.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(text)")
         let client = TestClient(host: "127.0.0.1", port: port)
         client.connect()
         let token = try await Tokens.hs256("alice")

@@ -36,6 +36,42 @@ enum TestServer {
     }
 }
 
+/// The built `policyctl serve` as a separate process, as a user runs it.
+enum ServeProcess {
+    struct NoPort: Error, CustomStringConvertible {
+        var firstLine: String
+        var description: String { "policyctl serve did not say where it listens: \(firstLine)" }
+    }
+
+    /// Starts `policyctl serve ARGUMENTS` and returns it with the port its first line names.
+    static func start(
+        _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil, standardError: FileHandle = .nullDevice
+    ) throws -> (process: Process, port: Int) {
+        guard let binary = CLI.binary else { throw NoPort(firstLine: "no policyctl binary: build it first") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve"] + arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = standardError
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+            process.terminate()
+            throw NoPort(firstLine: text)
+        }
+        return (process, port)
+    }
+}
+
 /// A small JSON client over the test client.
 struct HTTP: Sendable {
     let client: any TestClientProtocol

@@ -117,6 +117,21 @@ struct EvaluatorTests {
         }
     }
 
+    @Test("an enrollment change locks only a biometric session's path; any other session is left as it is", arguments: policies)
+    func enrollmentChange(_ name: String) throws {
+        let p = try Fixtures.policy(name)
+        for state in MachineState.allCases where state.hasSession {
+            for mode in AuthMode.allCases {
+                let s = signedIn(mode, state: state)
+                let o = p.evaluate(s, Event(.biometricEnrollmentChanged, at: at(.seconds(60))))
+                #expect(o.state.biometricLocked == (mode == .biometric), "\(state) \(mode)")
+                if mode != .biometric {
+                    #expect(o.decision == nil && o.state.state == state, "\(state) \(mode)")
+                }
+            }
+        }
+    }
+
     @Test("evaluation is deterministic and never reads a clock")
     func deterministic() throws {
         let p = try Fixtures.policy("spendiq")
