@@ -123,10 +123,8 @@ struct SessionSwitchTests {
                     state: state, user: "alice", device: "phone-1", authMode: mode, lastIdPLogin: Self.t0, lastOnline: Self.t0,
                     lastActivity: Self.t0, highestTime: Self.t0.adding(TimeSpan(seconds: 60)),
                     failures: .init(biometric: 1, offlineLogin: 1, idpLogin: 1), readOnly: state == .readOnly)
-                for (user, device, kind) in [
-                    ("bob", "phone-1", SessionSwitch.user), ("alice", "phone-2", .device), ("bob", "phone-2", .device),
-                ] {
-
+                // Another user; another device; both (the device is checked first).
+                for (user, device) in [("bob", "phone-1"), ("alice", "phone-2"), ("bob", "phone-2")] {
                     for attributes in Self.attributeCombinations(p) {
                         for login in AuthMode.allCases {
                             let e = Event(
