@@ -74,7 +74,7 @@ struct OperationsTests {
         let dir = try Fixtures.temporaryDirectory("serve")
         defer { try? FileManager.default.removeItem(at: dir) }
         let logURL = dir.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         let (process, port) = try ServeProcess.start(

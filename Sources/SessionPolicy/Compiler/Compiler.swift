@@ -14,6 +14,7 @@ struct Compiler {
 
     func build() -> StateMachine {
         var c = self
+        c.addDeviceChecks()
         c.addLoginAttempts()
         c.addBiometric()
         c.addOfflineFailure()
@@ -68,34 +69,34 @@ struct Compiler {
         react(.idpLogin, .unexpectedEvent, from: state)
     }
 
-    /// Device integrity comes first on every device event, in every state: a compromised device
-    /// gets the policy's reaction.
-    private mutating func addCompromised(_ states: [MachineState], _ events: [EventKind]) {
-        for state in states {
-            add(
-                [state], events, .deviceCompromised, react(policy.device.compromised, .deviceCompromised, from: state),
-                source("device.compromised"))
+    /// The device checks, the first transitions of every device event in every state (README
+    /// "Device checks"; server signals have none): integrity, then binding. A login attempt checks
+    /// the clock between the two (its chain adds binding itself), and an IdP login turns binding
+    /// into a switch (`addIdP`). This is the only place that adds them.
+    private mutating func addDeviceChecks() {
+        let p = policy
+        for event in EventKind.allCases where !event.isServerSignal {
+            for state in MachineState.allCases {
+                add(
+                    [state], [event], .deviceCompromised, react(p.device.compromised, .deviceCompromised, from: state),
+                    source("device.compromised"))
+                guard p.device.bindSession, state.hasSession, event != .idpLoginSucceeded, !Self.isLoginAttempt(event, in: state)
+                else { continue }
+                add([state], [event], .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
+            }
         }
     }
 
-    /// With `device.bind_session`, a device event from another device than the one the session is
-    /// bound to wipes the session (`device_mismatch`). Signed out there is nothing to bind.
-    private mutating func addBinding(_ states: [MachineState], _ events: [EventKind]) {
-        guard policy.device.bindSession else { return }
-        for state in states where state.hasSession {
-            add([state], events, .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
+    /// Whether `event` in `state` runs the login-attempt chain (`addAttemptChain`).
+    static func isLoginAttempt(_ event: EventKind, in state: MachineState) -> Bool {
+        switch event {
+        case .launch, .resume: resumable.contains(state)
+        case .biometricSucceeded: state == .awaitingBiometric
+        default: false
         }
-    }
-
-    /// The device checks every device event faces first: integrity, then binding (README "Device
-    /// checks"). Login attempts and IdP logins run them inside their own chains.
-    private mutating func addDeviceChecks(_ states: [MachineState], _ events: [EventKind]) {
-        addCompromised(states, events)
-        addBinding(states, events)
     }
 
     private mutating func addUnexpected(_ states: [MachineState], _ events: [EventKind]) {
-        addDeviceChecks(states, events)
         for state in states {
             add([state], events, .always, unexpected(from: state), source("built-in"))
         }
@@ -156,7 +157,6 @@ struct Compiler {
     /// biometric prompt: the chain then ends in `allow` instead of prompting.
     private mutating func addAttemptChain(_ states: [MachineState], _ events: [EventKind], biometricDone: Bool) {
         let p = policy
-        addCompromised(states, events)
         for state in states {
             add(
                 [state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
@@ -218,7 +218,6 @@ struct Compiler {
     private mutating func addLoginAttempts() {
         let attempts: [EventKind] = [.launch, .resume]
         addAttemptChain(Self.resumable, attempts, biometricDone: false)
-        addDeviceChecks([.signedOut, .awaitingIdP], attempts)
         add([.signedOut], attempts, .always, react(.idpLogin, .noSession, from: .signedOut), source("built-in"))
         add([.awaitingIdP], attempts, .always, react(.idpLogin, .idpLoginRequired, from: .awaitingIdP), source("built-in"))
     }
@@ -228,7 +227,6 @@ struct Compiler {
     private mutating func addBiometric() {
         let p = policy
         addAttemptChain([.awaitingBiometric], [.biometricSucceeded], biometricDone: true)
-        addDeviceChecks([.awaitingBiometric], [.biometricFailed])
         let limit = p.retry.biometric
         add(
             [.awaitingBiometric], [.biometricFailed], .failureLimitReached(.biometric, limit: limit.max),
@@ -251,7 +249,6 @@ struct Compiler {
     private mutating func addOfflineFailure() {
         let p = policy
         let event: [EventKind] = [.offlineLoginFailed]
-        addDeviceChecks(Self.resumable, event)
         for state in Self.resumable {
             add(
                 [state], event, .failureLimitReached(.offlineLogin, limit: p.retry.offlineLogin.max),
@@ -305,7 +302,6 @@ struct Compiler {
         let p = policy
         let all = MachineState.allCases
         let login: [EventKind] = [.idpLoginSucceeded]
-        addCompromised(all, login)
         for step in loginSteps(from: .signedOut) { add([.signedOut], login, step.guard, step.action, step.source) }
         // A login that ends another session passes every check of a fresh login: the fresh
         // chain is derived here, not written twice, so no later check can be skipped.
@@ -320,7 +316,6 @@ struct Compiler {
             for step in loginSteps(from: state) { add([state], login, step.guard, step.action, step.source) }
         }
 
-        addDeviceChecks(all, [.idpLoginFailed])
         let limit = p.retry.idpLogin
         for state in all {
             add(
@@ -338,7 +333,6 @@ struct Compiler {
     private mutating func addRefresh() {
         let p = policy
         let live: [MachineState] = Self.resumable
-        addDeviceChecks(live, [.tokenRefreshed])
         addRules(live, .tokenRefreshed)
         add(
             live, [.tokenRefreshed], .always,
@@ -349,7 +343,6 @@ struct Compiler {
         // removes whatever the app still holds); a network failure loses nothing and is retried,
         // and signed out there is nothing to retry.
         let invalid = p.signals.refreshTokenInvalid
-        addDeviceChecks(MachineState.allCases, [.refreshFailed])
         for state in MachineState.allCases {
             add(
                 [state], [.refreshFailed], .refreshCause(.invalidToken),
@@ -393,7 +386,6 @@ struct Compiler {
                 [state], [.biometricEnrollmentChanged], .always,
                 Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
                 source("signals.biometric_enrollment_changed"))
-            addDeviceChecks([state], [.logout])
             let logout = p.signals.logout
             add(
                 [state], [.logout], .unsyncedItems,
@@ -414,7 +406,6 @@ struct Compiler {
     private mutating func addCrossApp() {
         let p = policy
         let event: [EventKind] = [.deviceSessionDetected]
-        addDeviceChecks(MachineState.allCases, event)
         let src = source("cross_app.adopt", "cross_app.apps")
         if p.crossApp.adopt == .never {
             add([.signedOut], event, .always, react(.idpLogin, .crossAppNotAllowed, from: .signedOut), src)
@@ -436,7 +427,6 @@ struct Compiler {
 
     private mutating func addLifecycle() {
         let all = MachineState.allCases
-        addDeviceChecks(all, [.register])
         add(
             all, [.register], .networkOffline,
             Action(decision: .idpLogin, reason: .registrationRequiresNetwork, target: .unchanged, notices: .networkRequired),
@@ -444,7 +434,6 @@ struct Compiler {
         add(
             all, [.register], .always,
             Action(decision: .idpLogin, reason: .registration, target: .unchanged), source("built-in"))
-        addDeviceChecks(all, [.background])
         add(
             [.active, .readOnly], [.background], .always,
             Action(decision: nil, reason: .backgrounded, target: .state(.suspended), effects: .recordActivity),

@@ -69,8 +69,9 @@ extension CompiledPolicy {
         case .appNotTrusted: return "app \(e.appID.map { "`\($0)`" } ?? "not reported")"
         case let .switched(kind, inner):
             let first = facts(kind.trigger, s, e)
-            guard holds(kind.trigger, s, e, now: now, highest: Self.highestSeen(s)) else { return first }
-            let rest = facts(inner, Self.cleared(highest: Self.highestSeen(s)), e)
+            let highest = Self.highestSeen(s)
+            guard holds(kind.trigger, s, e, now: now, highest: highest) else { return first }
+            let rest = facts(inner, Self.cleared(highest: highest), e)
             return rest.isEmpty ? first : "\(first); \(rest)"
         case let .ruleFactMissing(i), let .rule(i):
             switch truth(conditions[i], s, e, now: now) {

@@ -69,6 +69,12 @@ public struct APIError: HTTPResponseError {
         return APIError(.notFound, .unknownPolicy, "no policy `\(name)`", help: help)
     }
 
+    /// A 413: the body is over its byte limit (`--max-body`, `--max-batch-body`).
+    static func bodyTooLarge(_ message: String) -> APIError {
+        APIError(
+            .contentTooLarge, .inputTooLarge, message, help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+    }
+
     static func store(_ error: StoreError) -> APIError {
         APIError(
             .serviceUnavailable, .storeUnavailable, "the session store is unavailable; nothing was decided or stored",
@@ -79,11 +85,7 @@ public struct APIError: HTTPResponseError {
 /// Turns the router's and the body reader's own errors into diagnostic JSON too, so every
 /// error a client sees has one shape.
 struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    static var tooLarge: APIError {
-        APIError(
-            .contentTooLarge, .inputTooLarge, "the request body is too large",
-            help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
-    }
+    static var tooLarge: APIError { .bodyTooLarge("the request body is too large") }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {

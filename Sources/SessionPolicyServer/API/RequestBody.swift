@@ -14,9 +14,7 @@ enum RequestBody {
     /// says so (nothing is read), otherwise as soon as the bytes received pass the limit.
     static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         if let declared = request.headers[.contentLength], let length = Int(declared), length > limit {
-            throw APIError(
-                .contentTooLarge, .inputTooLarge, "the request body is \(length) bytes, more than the limit of \(limit) bytes",
-                help: "send at most the configured limit (`--max-body`, `--max-batch-body`)")
+            throw APIError.bodyTooLarge("the request body is \(length) bytes, more than the limit of \(limit) bytes")
         }
         var request = request
         return try await request.collectBody(upTo: limit)

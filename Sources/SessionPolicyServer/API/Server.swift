@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-public import SessionPolicy
+import SessionPolicy
 
 /// The server's shared parts, which the route handlers use: policies, store, token verifier,
 /// rate limits, metrics, configuration and the server clock (injectable for tests).
