@@ -169,7 +169,7 @@ public struct PolicyCoverage: Sendable {
             let ts = groups[name]!
             // The lever's own line; failing that, the line of a transition that comes from it alone.
             let location =
-                policy.policy.sources[name] ?? ts.first { $0.source.levers == [name] && $0.source.location != nil }?.source.location
+                policy.machine.sources[name] ?? ts.first { $0.source.levers == [name] && $0.source.location != nil }?.source.location
             return LeverCoverage(
                 lever: name, location: location, covered: ts.count(where: { taken.contains($0.id) }), total: ts.count,
                 missed: ts.filter { !taken.contains($0.id) })
@@ -190,7 +190,7 @@ public struct PolicyCoverage: Sendable {
 
     /// `#12 signed_out on idp_login_succeeded, if ...: wipe, different_user`.
     public func describe(_ t: Transition) -> String {
-        let check = t.guard == .always ? "otherwise" : "if \(compiled.describe(t.guard))"
+        let check = t.guard == .always ? "otherwise" : "if \(compiled.machine.describe(t.guard))"
         return
             "#\(t.id) \(t.from.rawValue) on \(t.event.rawValue), \(check): \(t.action.decision?.rawValue ?? "no decision"), \(t.action.reason.rawValue)"
     }
@@ -255,7 +255,7 @@ extension CoverageReport {
                 JSON.Policy(
                     policy: p.policy, scenarios: p.scenarios, covered: p.covered.count, total: p.total, percent: p.percent,
                     coveredTransitions: p.covered,
-                    missed: p.missed.map { TransitionSummary($0, in: p.compiled, withTarget: false) },
+                    missed: p.missed.map { TransitionSummary($0, in: p.compiled.machine, withTarget: false) },
                     levers: p.levers.map {
                         JSON.Lever(lever: $0.lever, location: $0.location?.description, covered: $0.covered, total: $0.total)
                     },

@@ -99,9 +99,7 @@ public enum PolicyFile {
                         help: "start with `version: 1` and `name: ...`")
                 ]))
         case let .success(node?):
-            let (policy, diagnostics) = PolicyLoader.load(node)
-            guard let policy else { return .failure(DiagnosticError(diagnostics)) }
-            do { return .success(try CompiledPolicy(policy)) } catch { return .failure(error) }
+            return PolicyPipeline.prepareForEval(node).map(\.compiled)
         }
     }
 
@@ -111,12 +109,8 @@ public enum PolicyFile {
         case let .failure(e):
             return .failure(e)
         case let .success((node, text)):
-            let (policy, diagnostics) = PolicyLoader.load(node)
-            guard let policy else { return .failure(DiagnosticError(diagnostics)) }
-            do {
-                return .success(Loaded(compiled: try CompiledPolicy(policy), path: path, text: text, warnings: diagnostics))
-            } catch {
-                return .failure(error)
+            return PolicyPipeline.prepareForEval(node).map {
+                Loaded(compiled: $0.compiled, path: path, text: text, warnings: $0.warnings)
             }
         }
     }

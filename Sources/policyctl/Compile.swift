@@ -32,10 +32,10 @@ struct Compile: ParsableCommand {
             emit(loaded.warnings, sources: [policy: loaded.text], json: false)
             let c = loaded.compiled
             switch format {
-            case .text: print(c.renderText(), terminator: "")
-            case .json: print(c.renderJSON(), terminator: "")
-            case .dot: print(c.renderDot(), terminator: "")
-            case .mermaid: print(c.renderMermaid(), terminator: "")
+            case .text: print(c.machine.renderText(), terminator: "")
+            case .json: print(c.machine.renderJSON(), terminator: "")
+            case .dot: print(c.machine.renderDot(), terminator: "")
+            case .mermaid: print(c.machine.renderMermaid(), terminator: "")
             }
         }
     }

@@ -60,7 +60,7 @@ struct Lint: ParsableCommand {
         var warnings: [Diagnostic] = []
         var allowed = 0
         for l in loaded {
-            let findings = PolicyLinter.findings(for: l.compiled.policy)
+            let findings = PolicyLinter.findings(for: l.compiled.validated)
             warnings += l.warnings + findings.warnings
             allowed += findings.allowed.count
         }

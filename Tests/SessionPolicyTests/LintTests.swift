@@ -18,7 +18,7 @@ struct LintTests {
     static let clean = "version: 1\nname: t\nsession:\n  max: 30d\n"
 
     static func lint(_ yaml: String, file: String = "test.yaml") throws -> PolicyLinter.Findings {
-        PolicyLinter.findings(for: try PolicyFile.compile(text: yaml, file: file).get().policy)
+        PolicyLinter.findings(for: try PolicyFile.compile(text: yaml, file: file).get().validated)
     }
 
     /// Each case gives exactly the warnings `codes`, the first at marker 1️⃣, the second at 2️⃣.
@@ -134,7 +134,7 @@ struct LintTests {
         #expect(findings.allowed.map(\.code) == [.noSessionMax, .compromisedDeviceNotWiped])
         #expect(findings.warnings.map(\.code) == [.largeClockTolerance, .unusedLintAllow])
         #expect(findings.warnings.map(\.location) == [markers["1️⃣"], markers["2️⃣"]])
-        #expect(PolicyLinter.warnings(for: try PolicyFile.compile(text: text, file: "test.yaml").get().policy) == findings.warnings)
+        #expect(PolicyLinter.warnings(for: try PolicyFile.compile(text: text, file: "test.yaml").get().validated) == findings.warnings)
     }
 
     @Test(
@@ -159,16 +159,16 @@ struct LintTests {
     }
 
     @Test("a policy built in code is linted too, without places")
-    func codeBuilt() {
+    func codeBuilt() throws {
         var p = Policy(name: "in-code")
         p.authModes.offline = [.unprotected]
         p.device.compromised = .idpLogin
-        let warnings = PolicyLinter.warnings(for: p)
+        let warnings = PolicyLinter.warnings(for: try PolicyValidator.validated(p))
         #expect(warnings.map(\.code) == [.compromisedDeviceNotWiped, .longOfflineWithoutBiometric, .noSessionMax])
         #expect(warnings.allSatisfy { $0.location == nil })
         p.session.max = .days(14)
         p.device.compromised = .wipe
-        #expect(PolicyLinter.warnings(for: p).isEmpty)
+        #expect(PolicyLinter.warnings(for: try PolicyValidator.validated(p)).isEmpty)
     }
 
     @Test("the corpus triggers every lint, and weak.yaml every one that can fire without a session max")
@@ -189,10 +189,10 @@ struct LintTests {
     @Test("shipped policies give no warnings; they accept exactly the ones they list, for the reason in their comments")
     func shippedPolicies() throws {
         for file in Fixtures.files(in: "policies") {
-            let policy = try PolicyFile.compile(text: Fixtures.text(file), file: file).get().policy
+            let policy = try PolicyFile.compile(text: Fixtures.text(file), file: file).get().validated
             let findings = PolicyLinter.findings(for: policy)
             #expect(findings.warnings.isEmpty, "\(file): \(findings.warnings.map(\.code))")
-            #expect(findings.allowed.map(\.code) == policy.lint.allow, "\(file)")
+            #expect(findings.allowed.map(\.code) == policy.policy.lint.allow, "\(file)")
         }
         let kobil = try Fixtures.policy("kobil-offline-token").policy
         #expect(kobil.lint.allow == [.longOfflineWithoutBiometric])
@@ -202,7 +202,7 @@ struct LintTests {
     @Test("the README's reference policy is lint-clean")
     func readmePolicy() throws {
         let yaml = try #require(DocsTests.blocks("yaml").first)
-        let policy = try PolicyFile.compile(text: yaml, file: "README.md").get().policy
+        let policy = try PolicyFile.compile(text: yaml, file: "README.md").get().validated
         let findings = PolicyLinter.findings(for: policy)
         #expect(findings.warnings.isEmpty && findings.allowed.isEmpty, "\(findings)")
     }

@@ -178,7 +178,7 @@ struct SchemaTests {
         let node = try #require(try YAMLSyntax.parse(JSONValue.object(document).description, file: "defaults.json").get())
         let (loaded, diagnostics) = PolicyLoader.load(node)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
-        let policy = try #require(loaded)
+        let policy = try #require(loaded).policy
         let defaults = Policy(name: "defaults")
         #expect(policy.session == defaults.session)
         #expect(policy.offline == defaults.offline)

@@ -82,7 +82,7 @@ struct SessionSwitchTests {
                         return kind == nil || Self.readsOnlyTheEvent(u.guard) ? u.guard : nil
                     }
                     for r in required where !faced.contains(r) {
-                        Issue.record("\(name): #\(t.id) (\(state) on \(event)) establishes without facing `\(p.describe(r))`")
+                        Issue.record("\(name): #\(t.id) (\(state) on \(event)) establishes without facing `\(p.machine.describe(r))`")
                     }
                     // A plain (same-session) login is reached only once every switch was ruled out.
                     if kind == nil {

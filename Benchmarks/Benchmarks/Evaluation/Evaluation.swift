@@ -121,16 +121,19 @@ func cases(for policy: CompiledPolicy) -> [EvaluationCase] {
         // Suspended session within every limit, mode none: the full login-attempt chain, ends in allow.
         EvaluationCase(name: "launch-none-allow", state: resting(.unprotected), event: launch, expected: [.allow]),
         // Same with mode biometric: the full chain, ends in require_biometric.
-        EvaluationCase(name: "launch-biometric-require", state: resting(.biometric), event: launch,
-                       expected: [.requireBiometric]),
+        EvaluationCase(
+            name: "launch-biometric-require", state: resting(.biometric), event: launch,
+            expected: [.requireBiometric]),
         // The biometric prompt succeeded: the chain of the awaiting_biometric state, ends in allow.
-        EvaluationCase(name: "biometric-succeeded-allow", state: resting(.biometric, .awaitingBiometric),
-                       event: Event(.biometricSucceeded, at: now, user: "alice", device: device),
-                       expected: [.allow]),
+        EvaluationCase(
+            name: "biometric-succeeded-allow", state: resting(.biometric, .awaitingBiometric),
+            event: Event(.biometricSucceeded, at: now, user: "alice", device: device),
+            expected: [.allow]),
         // The shortest path: one unguarded transition (lower bound of the per-event cost).
-        EvaluationCase(name: "background", state: resting(.biometric, .active),
-                       event: Event(.background, at: now, user: "alice", device: device),
-                       expected: [nil]),
+        EvaluationCase(
+            name: "background", state: resting(.biometric, .active),
+            event: Event(.background, at: now, user: "alice", device: device),
+            expected: [nil]),
     ]
     if let longest = limits.max() {
         // Past the longest limit (session max, idle or offline window): idp_login or wipe.
@@ -139,8 +142,9 @@ func cases(for policy: CompiledPolicy) -> [EvaluationCase] {
             state: .suspended, user: "alice", device: "phone-1", authMode: .biometric,
             lastIdPLogin: now.subtracting(.seconds(past)), lastOnline: now.subtracting(.seconds(past)),
             lastActivity: now.subtracting(.seconds(past)), highestTime: now.subtracting(.seconds(past)))
-        list.insert(EvaluationCase(name: "launch-expired", state: expired, event: launch, expected: [.idpLogin, .wipe]),
-                    at: 2)
+        list.insert(
+            EvaluationCase(name: "launch-expired", state: expired, event: launch, expected: [.idpLogin, .wipe]),
+            at: 2)
     } else {
         warn("note: \(p.name) sets no session max, idle limit or offline window: no launch-expired case")
     }
@@ -164,8 +168,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // The cost of the measuring loop itself (copy the state through identity(), black-hole a
     // value), per event: subtract it from evaluate/ figures for the evaluator's own cost.
-    let loopState = SessionState(state: .suspended, user: "alice", device: "phone-1", authMode: .unprotected,
-                                 lastIdPLogin: now, lastOnline: now, lastActivity: now, highestTime: now)
+    let loopState = SessionState(
+        state: .suspended, user: "alice", device: "phone-1", authMode: .unprotected,
+        lastIdPLogin: now, lastOnline: now, lastActivity: now, highestTime: now)
     Benchmark("evaluate-loop-overhead", configuration: .init(scalingFactor: .kilo)) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(identity(loopState))
@@ -182,8 +187,9 @@ let benchmarks: @Sendable () -> Void = {
             if !c.expected.contains(outcome.decision) {
                 // The policy does not allow this case (for example no biometric offline mode):
                 // measuring it under its name would mislabel the figure.
-                warn("note: evaluate/\(shipped.name)/\(c.name) skipped: the policy decides \(show(outcome.decision)) "
-                      + "(\(outcome.reason)), not \(c.expected.map(show).joined(separator: " or "))")
+                warn(
+                    "note: evaluate/\(shipped.name)/\(c.name) skipped: the policy decides \(show(outcome.decision)) "
+                        + "(\(outcome.reason)), not \(c.expected.map(show).joined(separator: " or "))")
                 continue
             }
             Benchmark(
@@ -233,11 +239,12 @@ let benchmarks: @Sendable () -> Void = {
                 }
             }
         }
-        // compile-machine/: Policy -> CompiledPolicy (state machine build).
-        let policy = compiled.policy
+        // compile-machine/: ValidatedPolicy -> CompiledPolicy (state machine build; validation is
+        // `compile-validate/`, done once).
+        let validated = compiled.validated
         Benchmark("compile-machine/\(shipped.name)") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(try! CompiledPolicy(identity(policy)))
+                blackHole(CompiledPolicy(identity(validated)))
             }
         }
     }

@@ -253,19 +253,8 @@ package enum FastJSON {
             return true
         }
         guard ok, seen & EventField.type.bit != 0, seen & EventField.time.bit != 0 else { return false }
-        // `SyntaxReader.checkRequiredContext`: here a key is present exactly when its value is set.
-        switch e.kind {
-        case .launch, .resume, .register:
-            return e.network != nil
-        case .idpLoginSucceeded:
-            return e.authMode != nil && e.user != nil
-        case .deviceSessionDetected:
-            return e.appID != nil && e.user != nil
-        case .refreshFailed:
-            return e.cause != nil
-        default:
-            return true
-        }
+        // `EventKind.requiredFacts`: here a key is present exactly when its value is set.
+        return e.kind.requiredFacts.firstMissing(in: e) == nil
     }
 
     /// `{"id": "d1", "keystore": "hardware", "integrity": "ok"}`, every key optional, into

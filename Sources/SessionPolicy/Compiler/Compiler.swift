@@ -2,10 +2,12 @@
 /// are added per (state, event) is the order their guards are tried; it is documented in the
 /// README ("Order of evaluation").
 struct Compiler {
-    let policy: Policy
+    let validated: ValidatedPolicy
     private var transitions: [Transition] = []
 
-    init(policy: Policy) { self.policy = policy }
+    init(_ validated: ValidatedPolicy) { self.validated = validated }
+
+    var policy: Policy { validated.policy }
 
     /// States that hold a signed-in session the user may resume.
     static let resumable: [MachineState] = [.active, .suspended, .awaitingBiometric, .readOnly]
@@ -23,7 +25,12 @@ struct Compiler {
         c.addSignals()
         c.addLifecycle()
         c.addCrossApp()
-        return StateMachine(unordered: c.transitions)
+        let p = policy
+        return StateMachine(
+            name: p.name, description: p.description, unordered: c.transitions,
+            rules: zip(p.rules, validated.conditions).map { CompiledRule(name: $0.name, on: $0.on, condition: $1, text: $0.when) },
+            attributes: p.attributes, trustedApps: p.crossApp.apps, scopes: ScopeTable(credential: p.offline.credential),
+            sources: p.sources)
     }
 
     // MARK: Building blocks
@@ -185,7 +192,8 @@ struct Compiler {
             add([state], events, .authModeMissing, react(.idpLogin, .noAuthMode, from: state), source("built-in"))
             add([state], events, .authModeNeedsIdP, react(.idpLogin, .authModeRequiresIdP, from: state), source("auth_modes.offline"))
             add(
-                [state], events, .authModeNotOffline, react(.idpLogin, .authModeNotAllowedOffline, from: state),
+                [state], events, .authModeNotOffline(AuthModeSet(p.authModes.offline)),
+                react(.idpLogin, .authModeNotAllowedOffline, from: state),
                 source("auth_modes.offline"))
             if p.offline.credential == .signedJWT, p.offline.keyProtection == .hardware {
                 add(

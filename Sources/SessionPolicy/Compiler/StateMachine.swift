@@ -1,18 +1,45 @@
-/// The compiled machine: states, events and ordered guarded transitions.
-/// An immutable value: compile once, evaluate many times, from any thread.
+/// The compiled machine: states, events and ordered guarded transitions, and everything their
+/// guards and actions read (rule conditions, declared attributes, trusted apps, the scope table).
+/// Self-contained: evaluating an event reads only the machine, the session state and the event,
+/// never the policy it was compiled from. An immutable value: compile once, evaluate many
+/// times, from any thread.
 public struct StateMachine: Sendable {
+    /// The policy's name.
+    public let name: String
+    /// What the policy is for.
+    public let description: String?
     /// Every transition, grouped by (state, event) in state then event order, each group in
     /// the order its guards are tried. `transitions[i].id == i`.
     public let transitions: [Transition]
+    /// The custom rules, by index: what `Guard.rule(i)` and `Guard.ruleFactMissing(i)` read.
+    public let rules: [CompiledRule]
+    /// The attributes events may report, with their types; any other attribute is refused.
+    public let attributes: [AttributeDeclaration]
+    /// The apps whose device sessions may be adopted (`Guard.appNotTrusted`).
+    public let trustedApps: [String]
+    /// The OAuth scope of an offline login, by auth mode and keystore.
+    public let scopes: ScopeTable
+    /// Where each lever was written in the policy file (`session.max` -> its value's location).
+    public let sources: [String: SourceLocation]
+
     /// The range of `transitions` for each (state, event) pair, at `state * eventCount + event`.
     let table: [Range<Int>]
-
-    static let eventCount = EventKind.allCases.count
-
     /// `transitions[i].guard`, kept apart so the hot path reads guards without copying transitions.
     let guards: [Guard]
 
-    init(unordered: [Transition]) {
+    static let eventCount = EventKind.allCases.count
+
+    init(
+        name: String, description: String?, unordered: [Transition], rules: [CompiledRule],
+        attributes: [AttributeDeclaration], trustedApps: [String], scopes: ScopeTable, sources: [String: SourceLocation]
+    ) {
+        self.name = name
+        self.description = description
+        self.rules = rules
+        self.attributes = attributes
+        self.trustedApps = trustedApps
+        self.scopes = scopes
+        self.sources = sources
         // Group by (state, event) keeping insertion order: a linear bucket pass, not a sort.
         var buckets = [[Transition]](repeating: [], count: MachineState.allCases.count * Self.eventCount)
         for t in unordered { buckets[t.from.ordinal * Self.eventCount + t.event.ordinal].append(t) }
@@ -46,6 +73,78 @@ public struct StateMachine: Sendable {
     public var states: [MachineState] { MachineState.allCases }
     /// The events, in stable order.
     public var events: [EventKind] { EventKind.allCases }
+}
+
+/// A custom rule as the machine keeps it: its name, the events it applies to, and its condition
+/// checked into an expression tree (with the text it was written as, for explanations).
+public struct CompiledRule: Sendable, Equatable {
+    /// The rule's name.
+    public let name: String
+    /// The events the rule applies to.
+    public let on: [EventKind]
+    /// The checked condition the evaluator reads.
+    public let condition: Condition
+    /// The condition as the policy wrote it.
+    public let text: String
+}
+
+/// The OAuth scope an offline login names (seed 000), by auth mode and keystore: computed once
+/// from `offline.credential` when the policy is compiled.
+public struct ScopeTable: Sendable, Hashable {
+    /// Auth mode `none`, any keystore but hardware.
+    public let unprotected: Scope
+    /// Auth mode `none`, a hardware keystore.
+    public let unprotectedHardware: Scope
+    /// Auth mode `biometric`, any keystore but hardware.
+    public let biometric: Scope
+    /// Auth mode `biometric`, a hardware keystore.
+    public let biometricHardware: Scope
+
+    /// The table for an offline credential: an offline token names `*_offline`, a signed JWT
+    /// names `*_grant`, `_SE` when a biometric login's key is in hardware.
+    public init(credential: OfflineCredential) {
+        switch credential {
+        case .offlineToken:
+            (unprotected, unprotectedHardware) = (.noAuthOffline, .noAuthOffline)
+            (biometric, biometricHardware) = (.bioAuthOffline, .bioAuthOffline)
+        case .signedJWT:
+            (unprotected, unprotectedHardware) = (.noAuthGrant, .noAuthGrant)
+            (biometric, biometricHardware) = (.bioAuthGrant, .bioAuthGrantSE)
+        }
+    }
+
+    /// The scope for a session's auth mode and the device's keystore.
+    @inline(__always) public func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope {
+        let hardware = keystore == .hardware
+        if mode == .biometric { return hardware ? biometricHardware : biometric }
+        return hardware ? unprotectedHardware : unprotected
+    }
+}
+
+/// A set of auth modes, as a guard parameter (`Guard.authModeNotOffline`).
+public struct AuthModeSet: OptionSet, Sendable, Hashable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The set of `modes`.
+    public init(_ modes: some Sequence<AuthMode>) {
+        self.init(rawValue: 0)
+        for m in modes { insert(AuthModeSet(rawValue: m.bit)) }
+    }
+    /// Whether `mode` is in the set.
+    @inline(__always) public func contains(_ mode: AuthMode) -> Bool { rawValue & mode.bit != 0 }
+    /// The modes in the set, in declaration order.
+    public var modes: [AuthMode] { AuthMode.allCases.filter { contains($0) } }
+}
+
+extension AuthMode {
+    @inline(__always) var bit: UInt8 {
+        switch self {
+        case .unprotected: 1
+        case .biometric: 2
+        case .password: 4
+        case .pin: 8
+        }
+    }
 }
 
 extension MachineState {
@@ -83,50 +182,6 @@ extension EventKind {
         case .logout: 14
         case .register: 15
         case .deviceSessionDetected: 16
-        }
-    }
-}
-
-/// A policy compiled into its state machine, ready to evaluate events.
-public struct CompiledPolicy: Sendable {
-    /// The validated policy.
-    public let policy: Policy
-    /// The machine.
-    public let machine: StateMachine
-    /// The offline auth modes as a bit set (bit = `AuthMode` ordinal).
-    let offlineModes: UInt8
-    /// The type-checked condition of each rule, by rule index.
-    public let conditions: [Condition]
-
-    /// Validates and compiles a policy. Throws the validator's errors for a policy that cannot be
-    /// right (for example `read_only` as `session.on_expired`, which would fail open), so a policy
-    /// built in code gets the same checks as one read from a file.
-    public init(_ policy: Policy) throws(DiagnosticError) {
-        let problems = PolicyValidator.diagnostics(for: policy)
-        if problems.hasErrors { throw DiagnosticError(problems) }
-        self.policy = policy
-        let checker = ConditionChecker(attributes: policy.attributes)
-        self.conditions = policy.rules.map { rule in
-            // Validated above; a condition that does not check can only be a programmer error.
-            (try? ExpressionParser.parse(rule.when).flatMap { checker.check($0) }.get()) ?? .oneOf(.event, [], negated: true)
-        }
-        self.machine = Compiler(policy: policy).build()
-        var modes: UInt8 = 0
-        for m in policy.authModes.offline { modes |= m.bit }
-        self.offlineModes = modes
-    }
-
-    /// The policy's name.
-    public var name: String { policy.name }
-}
-
-extension AuthMode {
-    @inline(__always) var bit: UInt8 {
-        switch self {
-        case .unprotected: 1
-        case .biometric: 2
-        case .password: 4
-        case .pin: 8
         }
     }
 }

@@ -20,8 +20,8 @@ public enum Guard: Sendable, Hashable {
     case authModeMissing
     /// The session's auth mode (password, PIN) needs the IdP.
     case authModeNeedsIdP
-    /// The session's auth mode is not one of the policy's offline modes.
-    case authModeNotOffline
+    /// The session's auth mode is not one of `offline`, the policy's offline modes.
+    case authModeNotOffline(AuthModeSet)
     /// The device's keystore is not hardware-backed.
     case keystoreNotHardware
     /// The session's auth mode is biometric and the biometric path is locked.
@@ -36,11 +36,12 @@ public enum Guard: Sendable, Hashable {
     case refreshCause(RefreshFailureCause)
     /// The client reports unsynced items.
     case unsyncedItems
-    /// The app that created a detected device session is not one the policy trusts.
+    /// The app that created a detected device session is not one the policy trusts
+    /// (`StateMachine.trustedApps`).
     case appNotTrusted
-    /// The condition of rule `index` reads a fact the event or state does not have.
+    /// The condition of rule `index` (`StateMachine.rules`) reads a fact the event or state does not have.
     case ruleFactMissing(Int)
-    /// The condition of rule `index` holds.
+    /// The condition of rule `index` (`StateMachine.rules`) holds.
     case rule(Int)
     /// The event switches the session (another user, another device) and `inner` holds for the
     /// event judged against the session cleared, as from `signed_out`. The transitions that end
@@ -118,7 +119,7 @@ public struct Action: Sendable, Hashable {
     public var effects: Effects
     /// Notices for the user interface.
     public var notices: Notices
-    /// Whether the decision names the offline scope (SPEC K4).
+    /// Whether the decision names the offline scope (behaviour K4).
     public var namesScope: Bool
     /// Whether an `idp_login` decision should use the auth mode of the last IdP login.
     public var usesPreviousAuthMode: Bool

@@ -30,7 +30,7 @@ public struct EvaluationReport: Sendable, Encodable {
             decidedBy
             ? policy.transition(of: outcome).map {
                 DecidedBy(
-                    transition: $0.id, check: policy.describe($0.guard), levers: $0.source.levers,
+                    transition: $0.id, check: policy.machine.describe($0.guard), levers: $0.source.levers,
                     location: $0.source.location?.description)
             } : nil
         self.trace = trace

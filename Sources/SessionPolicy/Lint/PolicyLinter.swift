@@ -2,7 +2,7 @@
 /// (`policyctl lint`, SPEC §3): levers that make sessions last for ever, weak reactions, limits
 /// that are no limits, and levers that can never decide.
 ///
-/// The linter is pure: a `Policy` in, sorted warnings out. A policy may accept a warning on
+/// The linter is pure: a validated policy in (its conditions checked once, by the validator), sorted warnings out. A policy may accept a warning on
 /// purpose by listing its code under `lint.allow`; an entry there that matches no warning is
 /// itself reported (`unused-lint-allow`), so acknowledgements cannot outlive their reason.
 public enum PolicyLinter {
@@ -12,7 +12,7 @@ public enum PolicyLinter {
         public let code: DiagnosticCode
         /// Why a reviewer wants to know, in one line.
         public let rationale: String
-        let check: @Sendable (Policy) -> [Diagnostic]
+        let check: @Sendable (ValidatedPolicy) -> [Diagnostic]
     }
 
     /// What the linter found in one policy.
@@ -37,39 +37,39 @@ public enum PolicyLinter {
         Lint(
             code: .noSessionMax,
             rationale: "without `session.max` a session never needs a full login again; without `offline.window` either, it never ends",
-            check: noSessionMax),
+            check: { noSessionMax($0.policy) }),
         Lint(
             code: .longOfflineWithoutBiometric,
             rationale: "auth mode `none` lets whoever holds the device in: a lost device should not stay open for more than 30 days",
-            check: longOfflineWithoutBiometric),
+            check: { longOfflineWithoutBiometric($0.policy) }),
         Lint(
             code: .retryLimitTooHigh,
             rationale: "a retry limit above 10 biometric or 20 login attempts does not stop guessing",
-            check: retryLimitTooHigh),
+            check: { retryLimitTooHigh($0.policy) }),
         Lint(
             code: .idleNeverDecides,
             rationale: "an idle limit not shorter than the session max is reached only after the max: a dead lever",
-            check: idleNeverDecides),
+            check: { idleNeverDecides($0.policy) }),
         Lint(
             code: .windowNeverDecides,
             rationale: "an offline window equal to the session max is reached only after the max, so `offline.on_expired` never happens",
-            check: windowNeverDecides),
+            check: { windowNeverDecides($0.policy) }),
         Lint(
             code: .weakRevocation,
             rationale: "a deactivated account or revoked tokens should leave no data on the device",
-            check: weakRevocation),
+            check: { weakRevocation($0.policy) }),
         Lint(
             code: .compromisedDeviceNotWiped,
             rationale: "data on a device that failed its integrity check is not safe",
-            check: compromisedDeviceNotWiped),
+            check: { compromisedDeviceNotWiped($0.policy) }),
         Lint(
             code: .largeClockTolerance,
             rationale: "a tolerance of more than an hour hides a clock set back on purpose",
-            check: largeClockTolerance),
+            check: { largeClockTolerance($0.policy) }),
         Lint(
             code: .implicitKeyProtection,
             rationale: "a signed-JWT policy that does not say `key_protection` accepts software keys without anyone deciding so",
-            check: implicitKeyProtection),
+            check: { implicitKeyProtection($0.policy) }),
         Lint(
             code: .ruleNeverFires,
             rationale:
@@ -79,11 +79,12 @@ public enum PolicyLinter {
 
     /// The warnings to report for `policy`: every lint's findings except those `lint.allow`
     /// accepts, plus `unused-lint-allow` for each allowed code that matched nothing. Sorted.
-    public static func warnings(for policy: Policy) -> [Diagnostic] { findings(for: policy).warnings }
+    public static func warnings(for validated: ValidatedPolicy) -> [Diagnostic] { findings(for: validated).warnings }
 
     /// The warnings to report and the ones `lint.allow` accepts.
-    public static func findings(for policy: Policy) -> Findings {
-        let all = lints.flatMap { $0.check(policy) }
+    public static func findings(for validated: ValidatedPolicy) -> Findings {
+        let policy = validated.policy
+        let all = lints.flatMap { $0.check(validated) }
         let allow = policy.lint.allow
         var warnings = all.filter { !allow.contains($0.code) }
         for (i, code) in allow.enumerated() where !all.contains(where: { $0.code == code }) {
@@ -239,12 +240,12 @@ public enum PolicyLinter {
     /// A rule never fires when an earlier rule applies to all its events with the same condition
     /// (the first match decides), or when its condition requires an `event` it does not apply to.
     /// (A rule can never shadow a revocation: rules do not apply to server signals.)
-    static func ruleNeverFires(_ p: Policy) -> [Diagnostic] {
-        let checker = ConditionChecker(attributes: p.attributes)
-        let conditions = p.rules.map { try? ExpressionParser.parse($0.when).flatMap { checker.check($0) }.get() }
+    static func ruleNeverFires(_ v: ValidatedPolicy) -> [Diagnostic] {
+        let p = v.policy
+        let conditions = v.conditions
         var out: [Diagnostic] = []
         for (j, rule) in p.rules.enumerated() {
-            guard let c = conditions[j] else { continue }
+            let c = conditions[j]
             let at = p.sources["rules[\(j)]"]
             if let i = (0..<j).first(where: { conditions[$0] == c && Set(p.rules[$0].on).isSuperset(of: rule.on) }) {
                 out.append(

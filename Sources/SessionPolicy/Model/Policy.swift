@@ -1,5 +1,6 @@
-/// A validated session policy: every lever of SPEC §3 with its value and, where the file set
-/// it, the place it was set. Build one with `PolicyLoader` (from syntax) or in code.
+/// A session policy as written: every lever (README "The policy file") with its value and,
+/// where the file set it, the place it was set. Read one with `PolicyLoader` (from syntax) or
+/// build one in code; `PolicyValidator` turns it into a `ValidatedPolicy`, which compiles.
 public struct Policy: Sendable, Codable, Equatable {
     /// The policy language version; only `1` exists.
     public var version: Int

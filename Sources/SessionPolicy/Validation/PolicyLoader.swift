@@ -1,4 +1,4 @@
-/// Reads and validates a policy from located syntax (SPEC §3). Every problem in the file is
+/// Reads and validates a policy from located syntax (README "The policy file"). Every problem in the file is
 /// reported, each with its place and a hint.
 public enum PolicyLoader {
     // The keys each mapping accepts. The loader reads them from here, and the tests check
@@ -33,8 +33,9 @@ public enum PolicyLoader {
     /// The reactions of every lever but `signals.license_revoked`, which also takes `read_only`.
     package static let endSession: [Reaction] = [.idpLogin, .wipe]
 
-    /// The policy, or nil when there are errors; and every diagnostic (errors and warnings).
-    public static func load(_ root: SyntaxNode) -> (policy: Policy?, diagnostics: [Diagnostic]) {
+    /// Reads the policy and validates it (once): the validated policy, or nil when there are
+    /// errors; and every diagnostic (errors and warnings), sorted.
+    public static func load(_ root: SyntaxNode) -> (policy: ValidatedPolicy?, diagnostics: [Diagnostic]) {
         var r = SyntaxReader()
         var p = Policy(name: "")
         guard let top = r.fields(root, path: "", allowed: topKeys) else { return (nil, r.diagnostics) }
@@ -368,8 +369,9 @@ public enum PolicyLoader {
         // Values that did not read keep their (valid) defaults, so this adds no noise; a missing
         // name was reported above.
         if p.name.isEmpty { p.name = "unnamed" }
-        for d in PolicyValidator.diagnostics(for: p) { r.report(d) }
+        let (validated, problems) = PolicyValidator.validate(p)
+        for d in problems { r.report(d) }
         let diagnostics = r.diagnostics.sortedForOutput()
-        return (diagnostics.hasErrors ? nil : p, diagnostics)
+        return (diagnostics.hasErrors ? nil : validated, diagnostics)
     }
 }

@@ -1,14 +1,30 @@
 import Foundation
 
-/// The semantic checks of a policy: what its values mean together. Run by `PolicyLoader` on a
-/// file and by `CompiledPolicy.init` on every policy, including one built in code, so no policy
-/// that could fail open is ever compiled.
+/// The semantic checks of a policy: what its values mean together. The only way to a
+/// `ValidatedPolicy`, and so to a compiled machine: a policy read from a file and one built in
+/// code face the same checks, once, and no policy that could fail open is ever compiled.
 public enum PolicyValidator {
+    /// Validates `p`: the validated policy when there is no error, and every diagnostic (errors
+    /// and warnings), sorted. Each rule condition is parsed and type-checked here, once.
+    public static func validate(_ p: Policy) -> (validated: ValidatedPolicy?, diagnostics: [Diagnostic]) {
+        let (problems, conditions) = check(p)
+        guard !problems.hasErrors, let conditions else { return (nil, problems) }
+        return (ValidatedPolicy(policy: p, conditions: conditions, warnings: problems), problems)
+    }
+
+    /// Validates `p`, throwing its errors.
+    public static func validated(_ p: Policy) throws(DiagnosticError) -> ValidatedPolicy {
+        let (validated, problems) = validate(p)
+        guard let validated else { throw DiagnosticError(problems) }
+        return validated
+    }
+
     /// The reactions each lever accepts.
     static let endSession: [Reaction] = [.idpLogin, .wipe]
 
-    /// Every problem with `p`, located where `p.sources` knows the place.
-    public static func diagnostics(for p: Policy) -> [Diagnostic] {
+    /// Every problem with `p`, located where `p.sources` knows the place, and the checked rule
+    /// conditions when every one of them checks.
+    static func check(_ p: Policy) -> ([Diagnostic], [Condition]?) {
         var out: [Diagnostic] = []
         func at(_ path: String) -> SourceLocation? { p.sources[path] }
 
@@ -91,13 +107,17 @@ public enum PolicyValidator {
                     at: at("cross_app.adopt") ?? at("cross_app"),
                     help: "list the ids of the apps whose device sessions may be adopted"))
         }
-        out += ruleDiagnostics(for: p)
-        return out.sortedForOutput()
+        let (ruleProblems, conditions) = checkRules(p)
+        out += ruleProblems
+        return (out.sortedForOutput(), conditions)
     }
 
-    /// Checks declared attributes and rules: names, events, outcomes, and every condition's syntax and types.
-    static func ruleDiagnostics(for p: Policy) -> [Diagnostic] {
+    /// Checks declared attributes and rules: names, events, outcomes, and every condition's syntax
+    /// and types. The conditions, by rule index, when every one checks.
+    static func checkRules(_ p: Policy) -> ([Diagnostic], [Condition]?) {
         var out: [Diagnostic] = []
+        var conditions: [Condition] = []
+        var allChecked = true
         var names: Set<String> = []
         for a in p.attributes {
             let at = p.sources["attributes.\(a.name)"]
@@ -179,10 +199,12 @@ public enum PolicyValidator {
                 return .error(e.code, e.message, at: loc, notes: ["in the condition of rule `\(rule.name)`"], help: e.help)
             }
             switch ExpressionParser.parse(rule.when).flatMap({ checker.check($0) }) {
-            case .success: break
-            case let .failure(e): out.append(located(e))
+            case let .success(c): conditions.append(c)
+            case let .failure(e):
+                out.append(located(e))
+                allChecked = false
             }
         }
-        return out
+        return (out, allChecked ? conditions : nil)
     }
 }

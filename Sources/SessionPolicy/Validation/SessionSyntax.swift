@@ -90,30 +90,9 @@ extension SyntaxReader {
 
     /// Reports a fact the event's kind needs but does not carry (`launch` without `network`).
     public mutating func checkRequiredContext(_ e: Event, in f: Fields) {
-        if [.launch, .resume, .register].contains(e.kind), e.network == nil, !f.has("network") {
+        for fact in e.kind.requiredFacts.facts where !fact.isReported(in: e) && !f.has(fact.rawValue) {
             error(
-                .missingKey, "event `\(e.kind.rawValue)` needs `network`", at: f.node, help: "add `network: online` or `network: offline`")
-        }
-        if e.kind == .idpLoginSucceeded, e.authMode == nil, !f.has("auth_mode") {
-            error(
-                .missingKey, "event `idp_login_succeeded` needs `auth_mode`", at: f.node,
-                help: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`")
-        }
-        if e.kind == .idpLoginSucceeded, e.user == nil, !f.has("user") {
-            error(
-                .missingKey, "event `idp_login_succeeded` needs `user`", at: f.node,
-                help: "add the user who signed in: `user: alice`; the single-user rule depends on it")
-        }
-        if e.kind == .deviceSessionDetected, e.appID == nil, !f.has("app_id") {
-            error(
-                .missingKey, "event `device_session_detected` needs `app_id`", at: f.node,
-                help: "add the id of the app that created the device session: `app_id: com.example.app1`")
-        }
-        if e.kind == .deviceSessionDetected, e.user == nil, !f.has("user") {
-            error(.missingKey, "event `device_session_detected` needs `user`", at: f.node, help: "add the user of the detected session")
-        }
-        if e.kind == .refreshFailed, e.cause == nil, !f.has("cause") {
-            error(.missingKey, "event `refresh_failed` needs `cause`", at: f.node, help: "add `cause: network` or `cause: invalid_token`")
+                .missingKey, "event `\(e.kind.rawValue)` needs `\(fact.rawValue)`", at: f.node, help: fact.help(for: e.kind))
         }
     }
 }

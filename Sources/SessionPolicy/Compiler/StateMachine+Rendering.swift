@@ -1,36 +1,7 @@
 import Foundation
 
 /// Deterministic renderings of a compiled machine: JSON, Graphviz dot and Mermaid.
-extension CompiledPolicy {
-    /// A short guard label for graphs (`session_max > 90d`).
-    public func label(_ g: Guard) -> String {
-        switch g {
-        case .always: return "otherwise"
-        case .deviceCompromised: return "device compromised"
-        case let .clockRolledBack(t): return "clock back > \(t)"
-        case .differentUser: return "different user"
-        case .differentDevice: return "different device"
-        case let .sessionMaxExceeded(l): return "since idp login > \(l)"
-        case let .idleExceeded(l): return "idle > \(l)"
-        case let .offlineWindowExpired(l): return "since online > \(l)"
-        case .authModeMissing: return "no auth mode"
-        case .authModeNeedsIdP: return "mode password or pin"
-        case .authModeNotOffline: return "mode not offline"
-        case .keystoreNotHardware: return "keystore not hardware"
-        case .biometricLocked: return "biometric locked"
-        case let .authModeIs(m): return "mode \(m.rawValue)"
-        case let .failureLimitReached(p, l): return "\(p.rawValue) failure \(l)"
-        case .networkOffline: return "offline"
-        case let .refreshCause(c): return "cause \(c.rawValue)"
-        case .unsyncedItems: return "unsynced items"
-        case .appNotTrusted: return "app not trusted"
-        case let .ruleFactMissing(i): return "rule \(policy.rules[i].name) fact missing"
-        case let .rule(i): return "rule \(policy.rules[i].name)"
-        case let .switched(kind, inner):
-            return inner == .always ? label(kind.trigger) : "\(label(kind.trigger)), \(label(inner))"
-        }
-    }
-
+extension StateMachine {
     func targetName(_ t: Transition) -> String {
         switch t.action.target {
         case let .state(s): return s.rawValue
@@ -46,9 +17,9 @@ extension CompiledPolicy {
 
     /// Graphviz dot: one node per state, one edge per transition, in id order.
     public func renderDot() -> String {
-        var out = "digraph \"\(policy.name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
+        var out = "digraph \"\(name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
         for s in MachineState.allCases { out += "  \"\(s.rawValue)\";\n" }
-        for t in machine.transitions {
+        for t in transitions {
             let label = edgeLabel(t).replacingOccurrences(of: "\"", with: "\\\"")
             out += "  \"\(t.from.rawValue)\" -> \"\(targetName(t))\" [label=\"\(label)\"];\n"
         }
@@ -57,9 +28,9 @@ extension CompiledPolicy {
 
     /// Mermaid `stateDiagram-v2`, one line per transition, in id order.
     public func renderMermaid() -> String {
-        var out = "---\ntitle: \(policy.name)\n---\nstateDiagram-v2\n"
+        var out = "---\ntitle: \(name)\n---\nstateDiagram-v2\n"
         out += "  [*] --> \(MachineState.signedOut.rawValue)\n"
-        for t in machine.transitions {
+        for t in transitions {
             let label = edgeLabel(t).replacingOccurrences(of: ":", with: " ").replacingOccurrences(of: "#", with: "no. ")
             out += "  \(t.from.rawValue) --> \(targetName(t)): \(label)\n"
         }
@@ -74,21 +45,21 @@ extension CompiledPolicy {
             var events: [String]
             var transitions: [TransitionSummary]
         }
-        let edges = machine.transitions.map { TransitionSummary($0, in: self, withTarget: true) }
+        let edges = transitions.map { TransitionSummary($0, in: self, withTarget: true) }
         return JSONOutput.string(
             Machine(
-                policy: policy.name, states: MachineState.allCases.map(\.rawValue),
+                policy: name, states: MachineState.allCases.map(\.rawValue),
                 events: EventKind.allCases.map(\.rawValue), transitions: edges)) + "\n"
     }
 
     /// A human table: per state and event, the guards in the order they are tried.
     public func renderText() -> String {
         var out =
-            "policy \(policy.name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(machine.transitions.count) transitions\n"
+            "policy \(name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(transitions.count) transitions\n"
         for s in MachineState.allCases {
             out += "\n\(s.rawValue)\n"
             for e in EventKind.allCases {
-                let ts = machine.transitions(from: s, on: e)
+                let ts = transitions(from: s, on: e)
                 guard !ts.isEmpty else { continue }
                 out += "  on \(e.rawValue)\n"
                 for t in ts {
@@ -118,16 +89,16 @@ public struct TransitionSummary: Encodable, Sendable {
     public var levers: [String]
     public var location: String?
 
-    /// Describes `t` of `policy`; `withTarget` adds where it goes and its notices.
-    public init(_ t: Transition, in policy: CompiledPolicy, withTarget: Bool) {
+    /// Describes `t` of `machine`; `withTarget` adds where it goes and its notices.
+    public init(_ t: Transition, in machine: StateMachine, withTarget: Bool) {
         id = t.id
         from = t.from.rawValue
         event = t.event.rawValue
-        self.guard = policy.describe(t.guard)
+        self.guard = machine.describe(t.guard)
         decision = t.action.decision?.rawValue
         reason = t.action.reason.rawValue
         if withTarget {
-            if case .resting = t.action.target { to = "active|read_only" } else { to = policy.targetName(t) }
+            if case .resting = t.action.target { to = "active|read_only" } else { to = machine.targetName(t) }
             notices = t.action.notices
         }
         levers = t.source.levers

@@ -1,4 +1,4 @@
-extension CompiledPolicy {
+extension StateMachine {
     /// Evaluates a rule condition. A fact the event or state does not have makes it `unknown`
     /// (the rule then fails closed), unless the rest of the condition decides without it.
     func truth(_ c: Condition, _ s: SessionState, _ e: Event, now: Int64) -> Truth {

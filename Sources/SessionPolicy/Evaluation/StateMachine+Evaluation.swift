@@ -1,5 +1,24 @@
 extension CompiledPolicy {
     /// Evaluates `event` against `state`: the decision and the new state. Pure: no clock,
+    /// no I/O, no allocation on the common path. Reads only the machine.
+    ///
+    /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
+    /// yields `idp_login` with reason `invalid_event`, never `allow`.
+    @inline(__always) public func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
+        machine.evaluate(state, event)
+    }
+
+    /// Evaluates like `evaluate(_:_:)` and also returns every guard tried, in order.
+    public func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
+        machine.explain(state, event)
+    }
+
+    /// The transition behind an outcome.
+    public func transition(of outcome: Outcome) -> Transition? { machine.transition(of: outcome) }
+}
+
+extension StateMachine {
+    /// Evaluates `event` against `state`: the decision and the new state. Pure: no clock,
     /// no I/O, no allocation on the common path.
     ///
     /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
@@ -17,7 +36,7 @@ extension CompiledPolicy {
 
     /// The transition behind an outcome.
     public func transition(of outcome: Outcome) -> Transition? {
-        machine.transitions.indices.contains(outcome.transition) ? machine.transitions[outcome.transition] : nil
+        transitions.indices.contains(outcome.transition) ? transitions[outcome.transition] : nil
     }
 
     private func evaluate(_ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?) -> Outcome {
@@ -37,16 +56,16 @@ extension CompiledPolicy {
         // Read only the guards while searching; the matching transition is read once.
         let highest = Self.highestSeen(state)
         let now = highest.map { max($0, event.time.millisecondsSinceEpoch) } ?? event.time.millisecondsSinceEpoch
-        for i in machine.range(from: state.state, on: event.kind) {
-            let holds = self.holds(machine.guards[i], state, event, now: now, highest: highest)
+        for i in range(from: state.state, on: event.kind) {
+            let holds = self.holds(guards[i], state, event, now: now, highest: highest)
             if let tr = trace {
-                let t = machine.transitions[i]
+                let t = transitions[i]
                 tr.pointee.append(
                     TraceStep(
                         transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
                         matched: holds, levers: t.source.levers, location: t.source.location))
             }
-            if holds { return apply(i, machine.transitions[i].action, state, event, now: now, highest: highest) }
+            if holds { return apply(i, transitions[i].action, state, event, now: now, highest: highest) }
         }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
         return Outcome(
@@ -54,29 +73,16 @@ extension CompiledPolicy {
             scope: nil, authMode: state.authMode, noticeDelay: nil, state: state, transition: -1)
     }
 
-    /// The fact an event of its kind must carry but does not, if any.
+    /// The fact an event of its kind must carry but does not, if any (`EventKind.requiredFacts`).
     static func missingFact(_ event: Event) -> String? {
-        switch event.kind {
-        case .launch, .resume, .register:
-            return event.network == nil ? "`\(event.kind.rawValue)` needs `network`" : nil
-        case .idpLoginSucceeded:
-            if event.authMode == nil { return "`idp_login_succeeded` needs `auth_mode`" }
-            return event.user == nil ? "`idp_login_succeeded` needs `user`" : nil
-        case .refreshFailed:
-            return event.cause == nil ? "`refresh_failed` needs `cause`" : nil
-        case .deviceSessionDetected:
-            if event.appID == nil { return "`device_session_detected` needs `app_id`" }
-            return event.user == nil ? "`device_session_detected` needs `user`" : nil
-        default:
-            return nil
-        }
+        event.kind.requiredFacts.firstMissing(in: event).map { "`\(event.kind.rawValue)` needs `\($0.rawValue)`" }
     }
 
     /// An attribute the event reports that the policy does not declare, or a value of the wrong type.
     func attributeProblem(_ event: Event) -> String? {
         guard !event.attributes.isEmpty else { return nil }
         for (name, value) in event.attributes {
-            guard let declared = policy.attributes.first(where: { $0.name == name }) else {
+            guard let declared = attributes.first(where: { $0.name == name }) else {
                 return "attribute `\(name)` is not declared by the policy"
             }
             if !declared.type.accepts(value) { return "attribute `\(name)` cannot be `\(value)`: it is \(declared.type.name)" }
@@ -136,9 +142,9 @@ extension CompiledPolicy {
             return s.authMode == nil
         case .authModeNeedsIdP:
             return s.authMode?.needsIdP ?? true
-        case .authModeNotOffline:
+        case let .authModeNotOffline(offline):
             guard let m = s.authMode else { return true }
-            return offlineModes & m.bit == 0
+            return !offline.contains(m)
         case .keystoreNotHardware:
             return e.device.keystore != .hardware
         case .biometricLocked:
@@ -161,12 +167,12 @@ extension CompiledPolicy {
             return (e.unsyncedItems ?? 0) > 0
         case .appNotTrusted:
             guard let app = e.appID else { return true }
-            return !policy.crossApp.apps.contains(app)
+            return !trustedApps.contains(app)
         case let .ruleFactMissing(i):
-            if case .unknown = truth(conditions[i], s, e, now: now) { return true }
+            if case .unknown = truth(rules[i].condition, s, e, now: now) { return true }
             return false
         case let .rule(i):
-            return truth(conditions[i], s, e, now: now) == .yes
+            return truth(rules[i].condition, s, e, now: now) == .yes
         case let .switched(kind, inner):
             return holdsSwitched(kind, inner, s, e, now: now, highest: highest)
         }
@@ -234,7 +240,7 @@ extension CompiledPolicy {
         var notices = a.notices
         if e.network == .offline, a.decision == .idpLogin || a.decision == .wipe { notices.insert(.networkRequired) }
         if s.readOnly { notices.insert(.readOnly) }
-        let scope = a.namesScope ? self.scope(for: s.authMode, keystore: e.device.keystore) : nil
+        let scope = a.namesScope ? scopes.scope(for: s.authMode, keystore: e.device.keystore) : nil
         let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
         return Outcome(
             decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
@@ -243,16 +249,4 @@ extension CompiledPolicy {
 
     /// `n + 1`, saturating: a tampered counter can never trap.
     @inline(__always) static func increment(_ n: Int) -> Int { n < Int.max ? max(n, 0) + 1 : n }
-
-    /// The OAuth scope of an offline login (seed 000): by credential, auth mode and keystore.
-    @inline(__always) func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope? {
-        let bio = mode == .biometric
-        switch policy.offline.credential {
-        case .offlineToken:
-            return bio ? .bioAuthOffline : .noAuthOffline
-        case .signedJWT:
-            if !bio { return .noAuthGrant }
-            return keystore == .hardware ? .bioAuthGrantSE : .bioAuthGrant
-        }
-    }
 }
