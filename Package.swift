@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0"),
     ],
     targets: [
         // Core: model, diagnostics, validation, compiler, evaluator. Foundation only.
@@ -59,6 +60,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -67,6 +69,7 @@ let package = Package(
                 "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict),
         .target(
@@ -86,6 +89,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict),
         // A server of one's own that embeds the evaluator directly (README "Embedding").

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
 import SessionPolicy
@@ -8,8 +9,9 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the policies over HTTP: evaluation, stored sessions, cross-app device sessions.",
         discussion: """
-            Every option can also be set by an environment variable (shown in brackets); an option \
-            given on the command line wins. Prefer the environment, or files, for secrets: command \
+            Every option can also be set by an environment variable (shown in brackets) or a key in the \
+            --config JSON file (README "Configuration keys"); the command line wins over the \
+            environment, which wins over the file. Prefer the environment, or files, for secrets: command \
             lines are visible to other users of the machine.
             Without --storage, sessions are kept in the SQLite file `sessionpolicy.sqlite`.
             The server reloads the policy directory on SIGHUP and when a file changes; a file that \
@@ -56,42 +58,67 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds between checks of the policy directory [SESSIONPOLICY_RELOAD_INTERVAL] (default: 2).")
     var reloadInterval: Double?
 
-    @Option(help: "Largest request body in bytes, except batches (default: 65536).")
+    @Option(help: "Largest request body in bytes, except batches [SESSIONPOLICY_MAX_BODY] (default: 65536).")
     var maxBody: Int?
 
-    @Option(help: "Largest batch request body in bytes (default: 16777216).")
+    @Option(help: "Largest batch request body in bytes [SESSIONPOLICY_MAX_BATCH_BODY] (default: 16777216).")
     var maxBatchBody: Int?
 
-    @Option(help: "Most items in one batch (default: 50000).")
+    @Option(help: "Most items in one batch [SESSIONPOLICY_MAX_BATCH_ITEMS] (default: 50000).")
     var maxBatchItems: Int?
 
-    @Option(help: "How long a detection ticket works, e.g. 60s, 2m (default: 60s).")
+    @Option(help: "How long a detection ticket works, e.g. 60s, 2m [SESSIONPOLICY_TICKET_LIFETIME] (default: 60s).")
     var ticketLifetime: String?
 
-    @Option(help: "Detections allowed per client address per minute, and the burst, N/BURST (default: 60/20).")
+    @Option(
+        help: "Detections allowed per client address per minute, and the burst, N/BURST [SESSIONPOLICY_DETECT_PER_CLIENT] (default: 60/20)."
+    )
     var detectPerClient: String?
 
-    @Option(help: "Detections allowed per device id per minute, and the burst, N/BURST (default: 10/5).")
+    @Option(help: "Detections allowed per device id per minute, and the burst, N/BURST [SESSIONPOLICY_DETECT_PER_DEVICE] (default: 10/5).")
     var detectPerDevice: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical [SESSIONPOLICY_LOG_LEVEL] (default: info).")
     var logLevel: String?
 
+    @Option(help: "A JSON file of configuration keys, the lowest-precedence source [SESSIONPOLICY_CONFIG].")
+    var config: String?
+
+    /// The options given, as configuration keys (`ServerConfiguration.keys`): they win over the
+    /// environment, which wins over the file.
+    var commandLine: [String: ConfigContent] {
+        var v: [String: ConfigContent] = [:]
+        let strings: [(String, String?)] = [
+            ("host", host), ("policies", policies), ("storage", storage), ("hs256.secret.file", hs256SecretFile),
+            ("es256.public.key.file", es256PublicKey), ("token.issuer", tokenIssuer), ("token.audience", tokenAudience),
+            ("ticket.lifetime", ticketLifetime), ("detect.per.client", detectPerClient), ("detect.per.device", detectPerDevice),
+            ("log.level", logLevel),
+        ]
+        for case let (key, value?) in strings { v[key] = .string(value) }
+        let ints: [(String, Int?)] = [
+            ("port", port), ("max.body", maxBody), ("max.batch.body", maxBatchBody), ("max.batch.items", maxBatchItems),
+        ]
+        for case let (key, value?) in ints { v[key] = .int(value) }
+        if let reloadInterval { v["reload.interval"] = .double(reloadInterval) }
+        if !pool.isEmpty { v["pools"] = .stringArray(pool) }
+        return v
+    }
+
     func run() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let level = logLevel ?? env["SESSIONPOLICY_LOG_LEVEL"] ?? "info"
-        guard let logLevel = Logger.Level(rawValue: level) else {
-            throw ValidationError("unknown log level `\(level)`; use trace, debug, info, notice, warning, error or critical")
-        }
-        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: logLevel) }
-        let logger = Logger(label: "sessionpolicy")
         let configuration: ServerConfiguration
         do {
-            configuration = try makeConfiguration(env)
+            configuration = try await ServerConfiguration.load(
+                commandLine: commandLine, environment: ProcessInfo.processInfo.environment, configFile: config)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw Exit.invalidInput
         }
+        guard let level = Logger.Level(rawValue: configuration.logLevel) else {
+            throw ValidationError(
+                "unknown log level `\(configuration.logLevel)`; use trace, debug, info, notice, warning, error or critical")
+        }
+        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: level) }
+        let logger = Logger(label: "sessionpolicy")
         do {
             let app = try await buildApplication(
                 configuration: configuration, logger: logger,
@@ -106,74 +133,5 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw Exit.invalidInput
         }
-    }
-
-    func makeConfiguration(_ env: [String: String]) throws -> ServerConfiguration {
-        var c = ServerConfiguration()
-        if let v = host ?? env["SESSIONPOLICY_HOST"] { c.host = v }
-        if let v = port {
-            c.port = v
-        } else if let v = env["SESSIONPOLICY_PORT"] {
-            guard let p = Int(v) else { throw ConfigurationError("SESSIONPOLICY_PORT is `\(v)`, not a port number") }
-            c.port = p
-        }
-        guard (0...65535).contains(c.port) else { throw ConfigurationError("port \(c.port) is out of range 0...65535") }
-        if let v = policies ?? env["SESSIONPOLICY_POLICIES"] { c.policyDirectory = v }
-        if let v = storage ?? env["SESSIONPOLICY_STORAGE"] { c.storage = try StorageURL.parse(v) }
-        if let path = hs256SecretFile {
-            c.hs256Secret = try read(path, what: "HS256 secret").trimmingCharacters(in: .whitespacesAndNewlines)
-        } else if let v = env["SESSIONPOLICY_HS256_SECRET"] {
-            c.hs256Secret = v
-        }
-        if let path = es256PublicKey {
-            c.es256PublicKeyPEM = try read(path, what: "ES256 public key")
-        } else if let v = env["SESSIONPOLICY_ES256_PUBLIC_KEY"] {
-            c.es256PublicKeyPEM = v
-        }
-        c.tokenIssuer = tokenIssuer ?? env["SESSIONPOLICY_TOKEN_ISSUER"]
-        c.tokenAudience = tokenAudience ?? env["SESSIONPOLICY_TOKEN_AUDIENCE"]
-        let pools = pool.isEmpty ? (env["SESSIONPOLICY_POOLS"].map { $0.split(separator: ",").map(String.init) } ?? []) : pool
-        for entry in pools {
-            guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else {
-                throw ConfigurationError("a pool is written ID:SECRET, found `\(entry.prefix(while: { $0 != ":" }))...`")
-            }
-            let secret = String(entry[entry.index(after: colon)...])
-            guard secret.utf8.count >= 16 else {
-                throw ConfigurationError(
-                    "the secret of pool `\(entry[..<colon])` is shorter than 16 bytes", help: "use a long random secret")
-            }
-            c.pools[String(entry[..<colon])] = secret
-        }
-        if let v = reloadInterval ?? env["SESSIONPOLICY_RELOAD_INTERVAL"].flatMap(Double.init) {
-            guard v > 0 else { throw ConfigurationError("the reload interval must be positive") }
-            c.reloadInterval = .milliseconds(Int64(v * 1000))
-        }
-        if let v = maxBody { c.maxBodyBytes = v }
-        if let v = maxBatchBody { c.maxBatchBytes = v }
-        if let v = maxBatchItems { c.maxBatchItems = v }
-        if let v = ticketLifetime {
-            guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
-                throw ConfigurationError("`--ticket-lifetime \(v)` is not a duration", help: "write for example `60s` or `2m`")
-            }
-            c.ticketLifetime = .seconds(span.seconds)
-        }
-        if let v = detectPerClient { c.detectPerClient = try rate(v, "--detect-per-client") }
-        if let v = detectPerDevice { c.detectPerDevice = try rate(v, "--detect-per-device") }
-        return c
-    }
-
-    func read(_ path: String, what: String) throws -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError("cannot read the \(what) file `\(path)`")
-        }
-        return text
-    }
-
-    func rate(_ text: String, _ option: String) throws -> ServerConfiguration.RateLimit {
-        let parts = text.split(separator: "/").map { Int($0) }
-        guard parts.count == 2, let n = parts[0], let burst = parts[1], n >= 0, burst >= 1 else {
-            throw ConfigurationError("`\(option) \(text)` is not N/BURST", help: "for example `60/20`")
-        }
-        return .init(perMinute: n, burst: burst)
     }
 }

@@ -1,5 +1,6 @@
-/// Everything `policyctl serve` can be told (by flags or `SESSIONPOLICY_*` environment
-/// variables); the defaults serve `policies/` on 127.0.0.1:8080 with an SQLite file.
+/// Everything `policyctl serve` can be told; the defaults serve `policies/` on 127.0.0.1:8080
+/// with an SQLite file. Read it from the command line, the environment and a file with
+/// `load(commandLine:environment:configFile:)` (the keys are `keys`), or build it in code.
 public struct ServerConfiguration: Sendable {
     /// The address to listen on.
     public var host = "127.0.0.1"
@@ -45,6 +46,10 @@ public struct ServerConfiguration: Sendable {
             self.burst = burst
         }
     }
+
+    /// The log level `policyctl serve` logs at (`trace` ... `critical`); the library itself takes
+    /// the embedder's `Logger` and does not read it.
+    public var logLevel = "info"
 
     /// The defaults.
     public init() {}
