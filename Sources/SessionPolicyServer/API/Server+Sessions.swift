@@ -51,30 +51,16 @@ extension Server {
         event.user = key.user
         event.device.id = key.device
         let input = event
-        let (saved, outcome) = try await stored("update_session") {
-            try await store.updateSession(key, now: clock()) { old in
-                let state = old?.state ?? SessionState(user: key.user, device: key.device)
-                let outcome = policy.evaluate(state, input)
-                return (outcome.state, outcome)
-            }
+        let applied = try await stored("update_session") {
+            try await SessionService(store: store, clock: clock).apply(input, to: key, policy: policy)
         }
-        metrics.decided(policy: policy.name, outcome)
-        var ended = 0
-        if outcome.decision == .wipe {
-            // Local data is gone: so is this user's device session (all apps' if the account or
-            // its tokens ended), so other apps no longer detect it.
-            let everyApp = [.accountDeactivated, .tokensRevoked].contains(event.kind) || event.appID == nil
-            ended = try await stored("delete_device_sessions") {
-                try await store.deleteDeviceSessions(
-                    pool: nil, device: key.device, user: key.user, app: everyApp ? nil : event.appID)
-            }
-        }
+        metrics.decided(policy: policy.name, applied.outcome)
         // `{"device_sessions_ended":N,"outcome":{...},"policy":"...","revision":N}`, sorted keys.
-        var out: [UInt8] = Array("{\"device_sessions_ended\":\(ended),\"outcome\":".utf8)
-        FastJSON.append(outcome, to: &out)
+        var out: [UInt8] = Array("{\"device_sessions_ended\":\(applied.deviceSessionsEnded),\"outcome\":".utf8)
+        FastJSON.append(applied.outcome, to: &out)
         out.append(contentsOf: #","policy":"#.utf8)
         out.append(contentsOf: Self.jsonString(policy.name))
-        out.append(contentsOf: ",\"revision\":\(saved.revision)}".utf8)
+        out.append(contentsOf: ",\"revision\":\(applied.revision)}".utf8)
         return Self.bytes(out)
     }
 
