@@ -1,3 +1,4 @@
+import Foundation
 import SessionPolicy
 import Testing
 
@@ -56,5 +57,25 @@ struct TimeTests {
             let t = Timestamp(secondsSinceEpoch: seconds)
             #expect(Timestamp.parse(t.description) == t)
         }
+    }
+}
+
+@Suite("Timestamp and Date")
+struct TimestampDateTests {
+    @Test("a timestamp goes to a Date and back without losing a millisecond, across the whole range")
+    func roundTrip() {
+        var checked = 0
+        var ms = Timestamp.earliest.millisecondsSinceEpoch
+        let step: Int64 = 7_919_999_987  // a prime-ish stride, so every millisecond digit is hit
+        while ms <= Timestamp.latest.millisecondsSinceEpoch {
+            for t in [ms, ms + 1, ms + 999] where t <= Timestamp.latest.millisecondsSinceEpoch {
+                let timestamp = Timestamp(millisecondsSinceEpoch: t)
+                #expect(Timestamp(Date(timestamp)) == timestamp, "\(timestamp)")
+                checked += 1
+            }
+            ms += step
+        }
+        #expect(checked > 100_000)
+        #expect(Timestamp(Date(timeIntervalSince1970: 1_772_355_600.25)).description == "2026-03-01T09:00:00.250Z")
     }
 }
