@@ -142,7 +142,7 @@ public struct PolicyCoverage: Sendable {
     /// The ids of the transitions taken at least once, ascending.
     public var covered: [Int]
     /// The transitions never taken, in id order.
-    public var missed: [Transition]
+    package var missed: [Transition]
     /// Per lever that decides transitions (the first of a transition's levers), how many were
     /// taken; by name, `built-in` last. The levers' totals add up to `total`.
     public var levers: [LeverCoverage]
@@ -189,7 +189,7 @@ public struct PolicyCoverage: Sendable {
     }
 
     /// `#12 signed_out on idp_login_succeeded, if ...: wipe, different_user`.
-    public func describe(_ t: Transition) -> String {
+    package func describe(_ t: Transition) -> String {
         let check = t.guard == .always ? "otherwise" : "if \(compiled.machine.describe(t.guard))"
         return
             "#\(t.id) \(t.from.rawValue) on \(t.event.rawValue), \(check): \(t.action.decision?.rawValue ?? "no decision"), \(t.action.reason.rawValue)"
@@ -205,7 +205,7 @@ public struct LeverCoverage: Sendable {
     public var covered: Int
     public var total: Int
     /// Its transitions never taken, in id order.
-    public var missed: [Transition]
+    package var missed: [Transition]
 }
 
 extension CoverageReport {

@@ -5,7 +5,7 @@ public struct CompiledPolicy: Sendable {
     /// The validated policy the machine was compiled from.
     public let validated: ValidatedPolicy
     /// The machine: everything a decision reads.
-    public let machine: StateMachine
+    package let machine: StateMachine
 
     /// Compiles a validated policy. Validation is not repeated: a `ValidatedPolicy` exists only
     /// once the validator accepted it.

@@ -2,17 +2,17 @@
 /// machine (with the warnings found on the way) or every diagnostic out. Parse (a front end
 /// such as the YAML reader yields a `SyntaxNode`) -> read and validate (`PolicyLoader`, once)
 /// -> compile (`Compiler`). No stage re-parses or re-validates what an earlier one produced.
-public enum PolicyPipeline {
+package enum PolicyPipeline {
     /// A policy ready to evaluate.
-    public struct Prepared: Sendable {
+    package struct Prepared: Sendable {
         /// The compiled policy.
-        public let compiled: CompiledPolicy
+        package let compiled: CompiledPolicy
         /// The warnings found while reading and validating it, sorted.
-        public let warnings: [Diagnostic]
+        package let warnings: [Diagnostic]
     }
 
     /// Reads, validates and compiles the policy in `root`.
-    public static func prepareForEval(_ root: SyntaxNode) -> Result<Prepared, DiagnosticError> {
+    package static func prepareForEval(_ root: SyntaxNode) -> Result<Prepared, DiagnosticError> {
         let (validated, diagnostics) = PolicyLoader.load(root)
         guard let validated else { return .failure(DiagnosticError(diagnostics)) }
         return .success(Prepared(compiled: CompiledPolicy(validated), warnings: diagnostics))

@@ -16,7 +16,7 @@ extension StateMachine {
     }
 
     /// Graphviz dot: one node per state, one edge per transition, in id order.
-    public func renderDot() -> String {
+    package func renderDot() -> String {
         var out = "digraph \"\(name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
         for s in MachineState.allCases { out += "  \"\(s.rawValue)\";\n" }
         for t in transitions {
@@ -27,7 +27,7 @@ extension StateMachine {
     }
 
     /// Mermaid `stateDiagram-v2`, one line per transition, in id order.
-    public func renderMermaid() -> String {
+    package func renderMermaid() -> String {
         var out = "---\ntitle: \(name)\n---\nstateDiagram-v2\n"
         out += "  [*] --> \(MachineState.signedOut.rawValue)\n"
         for t in transitions {
@@ -38,7 +38,7 @@ extension StateMachine {
     }
 
     /// A stable JSON description of the machine.
-    public func renderJSON() -> String {
+    package func renderJSON() -> String {
         struct Machine: Encodable {
             var policy: String
             var states: [String]
@@ -53,7 +53,7 @@ extension StateMachine {
     }
 
     /// A human table: per state and event, the guards in the order they are tried.
-    public func renderText() -> String {
+    package func renderText() -> String {
         var out =
             "policy \(name): \(MachineState.allCases.count) states, \(EventKind.allCases.count) events, \(transitions.count) transitions\n"
         for s in MachineState.allCases {
@@ -75,22 +75,22 @@ extension StateMachine {
 }
 
 /// The JSON form of one transition, shared by `compile --format json` and coverage reports.
-public struct TransitionSummary: Encodable, Sendable {
-    public var id: Int
-    public var from: String
-    public var event: String
-    public var `guard`: String
-    public var decision: String?
-    public var reason: String
+package struct TransitionSummary: Encodable, Sendable {
+    package var id: Int
+    package var from: String
+    package var event: String
+    package var `guard`: String
+    package var decision: String?
+    package var reason: String
     /// Where it goes (`active|read_only` for the resting state); only with `withTarget`.
-    public var to: String?
+    package var to: String?
     /// Its notices; only with `withTarget`.
-    public var notices: Notices?
-    public var levers: [String]
-    public var location: String?
+    package var notices: Notices?
+    package var levers: [String]
+    package var location: String?
 
     /// Describes `t` of `machine`; `withTarget` adds where it goes and its notices.
-    public init(_ t: Transition, in machine: StateMachine, withTarget: Bool) {
+    package init(_ t: Transition, in machine: StateMachine, withTarget: Bool) {
         id = t.id
         from = t.from.rawValue
         event = t.event.rawValue
@@ -109,7 +109,7 @@ public struct TransitionSummary: Encodable, Sendable {
         case id, from, event, `guard`, decision, reason, to, notices, levers, location
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(from, forKey: .from)

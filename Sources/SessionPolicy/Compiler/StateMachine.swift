@@ -3,24 +3,24 @@
 /// Self-contained: evaluating an event reads only the machine, the session state and the event,
 /// never the policy it was compiled from. An immutable value: compile once, evaluate many
 /// times, from any thread.
-public struct StateMachine: Sendable {
+package struct StateMachine: Sendable {
     /// The policy's name.
-    public let name: String
+    package let name: String
     /// What the policy is for.
-    public let description: String?
+    package let description: String?
     /// Every transition, grouped by (state, event) in state then event order, each group in
     /// the order its guards are tried. `transitions[i].id == i`.
-    public let transitions: [Transition]
+    package let transitions: [Transition]
     /// The custom rules, by index: what `Guard.rule(i)` and `Guard.ruleFactMissing(i)` read.
-    public let rules: [CompiledRule]
+    package let rules: [CompiledRule]
     /// The attributes events may report, with their types; any other attribute is refused.
-    public let attributes: [AttributeDeclaration]
+    package let attributes: [AttributeDeclaration]
     /// The apps whose device sessions may be adopted (`Guard.appNotTrusted`).
-    public let trustedApps: [String]
+    package let trustedApps: [String]
     /// The OAuth scope of an offline login, by auth mode and keystore.
-    public let scopes: ScopeTable
+    package let scopes: ScopeTable
     /// Where each lever was written in the policy file (`session.max` -> its value's location).
-    public let sources: [String: SourceLocation]
+    package let sources: [String: SourceLocation]
 
     /// The range of `transitions` for each (state, event) pair, at `state * eventCount + event`.
     let table: [Range<Int>]
@@ -65,44 +65,44 @@ public struct StateMachine: Sendable {
     }
 
     /// The transitions tried, in order, for `event` in `state`.
-    public func transitions(from state: MachineState, on event: EventKind) -> ArraySlice<Transition> {
+    package func transitions(from state: MachineState, on event: EventKind) -> ArraySlice<Transition> {
         transitions[table[state.ordinal * Self.eventCount + event.ordinal]]
     }
 
     /// The states, in stable order.
-    public var states: [MachineState] { MachineState.allCases }
+    package var states: [MachineState] { MachineState.allCases }
     /// The events, in stable order.
-    public var events: [EventKind] { EventKind.allCases }
+    package var events: [EventKind] { EventKind.allCases }
 }
 
 /// A custom rule as the machine keeps it: its name, the events it applies to, and its condition
 /// checked into an expression tree (with the text it was written as, for explanations).
-public struct CompiledRule: Sendable, Equatable {
+package struct CompiledRule: Sendable, Equatable {
     /// The rule's name.
-    public let name: String
+    package let name: String
     /// The events the rule applies to.
-    public let on: [EventKind]
+    package let on: [EventKind]
     /// The checked condition the evaluator reads.
-    public let condition: Condition
+    package let condition: Condition
     /// The condition as the policy wrote it.
-    public let text: String
+    package let text: String
 }
 
 /// The OAuth scope an offline login names (seed 000), by auth mode and keystore: computed once
 /// from `offline.credential` when the policy is compiled.
-public struct ScopeTable: Sendable, Hashable {
+package struct ScopeTable: Sendable, Hashable {
     /// Auth mode `none`, any keystore but hardware.
-    public let unprotected: Scope
+    package let unprotected: Scope
     /// Auth mode `none`, a hardware keystore.
-    public let unprotectedHardware: Scope
+    package let unprotectedHardware: Scope
     /// Auth mode `biometric`, any keystore but hardware.
-    public let biometric: Scope
+    package let biometric: Scope
     /// Auth mode `biometric`, a hardware keystore.
-    public let biometricHardware: Scope
+    package let biometricHardware: Scope
 
     /// The table for an offline credential: an offline token names `*_offline`, a signed JWT
     /// names `*_grant`, `_SE` when a biometric login's key is in hardware.
-    public init(credential: OfflineCredential) {
+    package init(credential: OfflineCredential) {
         switch credential {
         case .offlineToken:
             (unprotected, unprotectedHardware) = (.noAuthOffline, .noAuthOffline)
@@ -114,7 +114,7 @@ public struct ScopeTable: Sendable, Hashable {
     }
 
     /// The scope for a session's auth mode and the device's keystore.
-    @inline(__always) public func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope {
+    @inline(__always) package func scope(for mode: AuthMode?, keystore: Keystore?) -> Scope {
         let hardware = keystore == .hardware
         if mode == .biometric { return hardware ? biometricHardware : biometric }
         return hardware ? unprotectedHardware : unprotected
@@ -122,18 +122,18 @@ public struct ScopeTable: Sendable, Hashable {
 }
 
 /// A set of auth modes, as a guard parameter (`Guard.authModeNotOffline`).
-public struct AuthModeSet: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct AuthModeSet: OptionSet, Sendable, Hashable {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The set of `modes`.
-    public init(_ modes: some Sequence<AuthMode>) {
+    package init(_ modes: some Sequence<AuthMode>) {
         self.init(rawValue: 0)
         for m in modes { insert(AuthModeSet(rawValue: m.bit)) }
     }
     /// Whether `mode` is in the set.
-    @inline(__always) public func contains(_ mode: AuthMode) -> Bool { rawValue & mode.bit != 0 }
+    @inline(__always) package func contains(_ mode: AuthMode) -> Bool { rawValue & mode.bit != 0 }
     /// The modes in the set, in declaration order.
-    public var modes: [AuthMode] { AuthMode.allCases.filter { contains($0) } }
+    package var modes: [AuthMode] { AuthMode.allCases.filter { contains($0) } }
 }
 
 extension AuthMode {

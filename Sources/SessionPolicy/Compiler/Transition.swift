@@ -1,5 +1,5 @@
 /// A condition a transition checks against the session state and the event.
-public enum Guard: Sendable, Hashable {
+package enum Guard: Sendable, Hashable {
     /// Always true: the last transition of a chain.
     case always
     /// The event reports a device that failed its integrity check.
@@ -51,27 +51,27 @@ public enum Guard: Sendable, Hashable {
 }
 
 /// What ends one session so that an `idp_login_succeeded` can establish another.
-public enum SessionSwitch: String, Sendable, Hashable, Codable, CaseIterable {
+package enum SessionSwitch: String, Sendable, Hashable, Codable, CaseIterable {
     /// The event names another user than the session's (`device.single_user`).
     case user = "different_user"
     /// The event comes from another device than the one the session is bound to (`device.bind_session`).
     case device = "different_device"
 
     /// The guard that detects this switch on its own.
-    public var trigger: Guard { self == .user ? .differentUser : .differentDevice }
+    package var trigger: Guard { self == .user ? .differentUser : .differentDevice }
     /// The reason of the wipe when the new login is accepted as it is.
-    public var reason: Reason { self == .user ? .differentUser : .deviceMismatch }
+    package var reason: Reason { self == .user ? .differentUser : .deviceMismatch }
 }
 
 /// The paths that count failures.
-public enum FailurePath: String, Sendable, Hashable, Codable {
+package enum FailurePath: String, Sendable, Hashable, Codable {
     case biometric
     case offlineLogin = "offline_login"
     case idpLogin = "idp_login"
 }
 
 /// Where a transition goes.
-public enum Target: Sendable, Hashable {
+package enum Target: Sendable, Hashable {
     /// To this state.
     case state(MachineState)
     /// To `active`, or `read_only` when the session is read-only.
@@ -81,52 +81,52 @@ public enum Target: Sendable, Hashable {
 }
 
 /// Changes a transition makes to the session state besides its machine state.
-public struct Effects: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct Effects: OptionSet, Sendable, Hashable {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
     /// A full IdP login: record user, device, auth mode and times; reset failures and locks.
-    public static let establish = Effects(rawValue: 1 << 0)
+    package static let establish = Effects(rawValue: 1 << 0)
     /// Delete the session: everything but the highest time seen.
-    public static let clearSession = Effects(rawValue: 1 << 1)
+    package static let clearSession = Effects(rawValue: 1 << 1)
     /// The server validated the session now (also resets the offline-login counter).
-    public static let recordOnline = Effects(rawValue: 1 << 2)
+    package static let recordOnline = Effects(rawValue: 1 << 2)
     /// The user was active now.
-    public static let recordActivity = Effects(rawValue: 1 << 3)
-    public static let countBiometricFailure = Effects(rawValue: 1 << 4)
-    public static let countOfflineFailure = Effects(rawValue: 1 << 5)
-    public static let countIdPFailure = Effects(rawValue: 1 << 6)
+    package static let recordActivity = Effects(rawValue: 1 << 3)
+    package static let countBiometricFailure = Effects(rawValue: 1 << 4)
+    package static let countOfflineFailure = Effects(rawValue: 1 << 5)
+    package static let countIdPFailure = Effects(rawValue: 1 << 6)
     /// A successful biometric prompt: reset the biometric counter.
-    public static let resetBiometricFailures = Effects(rawValue: 1 << 7)
+    package static let resetBiometricFailures = Effects(rawValue: 1 << 7)
     /// Close the biometric path until the next IdP login.
-    public static let lockBiometric = Effects(rawValue: 1 << 8)
+    package static let lockBiometric = Effects(rawValue: 1 << 8)
     /// Mark the session read-only.
-    public static let setReadOnly = Effects(rawValue: 1 << 9)
+    package static let setReadOnly = Effects(rawValue: 1 << 9)
     /// With `establish` on an adopted device session: protect it with this app's biometric prompt.
-    public static let adoptBehindBiometric = Effects(rawValue: 1 << 10)
+    package static let adoptBehindBiometric = Effects(rawValue: 1 << 10)
 }
 
 /// What a transition does when its guard holds.
-public struct Action: Sendable, Hashable {
+package struct Action: Sendable, Hashable {
     /// The decision, or nil for events that need nothing from the user (`background`).
-    public var decision: Decision?
+    package var decision: Decision?
     /// Why.
-    public var reason: Reason
+    package var reason: Reason
     /// The human message for `reason`.
-    public var message: String
+    package var message: String
     /// Where the session goes.
-    public var target: Target
+    package var target: Target
     /// Other changes to the session state.
-    public var effects: Effects
+    package var effects: Effects
     /// Notices for the user interface.
-    public var notices: Notices
+    package var notices: Notices
     /// Whether the decision names the offline scope (behaviour K4).
-    public var namesScope: Bool
+    package var namesScope: Bool
     /// Whether an `idp_login` decision should use the auth mode of the last IdP login.
-    public var usesPreviousAuthMode: Bool
+    package var usesPreviousAuthMode: Bool
     /// How long the user sees the message before the client acts.
-    public var noticeDelay: TimeSpan?
+    package var noticeDelay: TimeSpan?
 
-    public init(
+    package init(
         decision: Decision?, reason: Reason, target: Target, effects: Effects = [], notices: Notices = [],
         namesScope: Bool = false, usesPreviousAuthMode: Bool = false, noticeDelay: TimeSpan? = nil, message: String? = nil
     ) {
@@ -143,14 +143,14 @@ public struct Action: Sendable, Hashable {
 }
 
 /// The policy lines a transition came from.
-public struct TransitionSource: Sendable, Hashable, Codable {
+package struct TransitionSource: Sendable, Hashable, Codable {
     /// The levers involved, for example `["session.max", "session.on_expired"]`;
     /// `built-in` for transitions every policy has.
-    public var levers: [String]
+    package var levers: [String]
     /// Where the first lever that the file sets was written, if any.
-    public var location: SourceLocation?
+    package var location: SourceLocation?
 
-    public init(levers: [String], location: SourceLocation?) {
+    package init(levers: [String], location: SourceLocation?) {
         self.levers = levers
         self.location = location
     }
@@ -158,12 +158,12 @@ public struct TransitionSource: Sendable, Hashable, Codable {
 
 /// One edge of the compiled machine: in `from`, on `event`, if `guard` holds, do `action`.
 /// Transitions of one (state, event) pair are tried in order; the first whose guard holds wins.
-public struct Transition: Sendable, Hashable {
+package struct Transition: Sendable, Hashable {
     /// Stable id: the position in the machine's transition list.
-    public var id: Int
-    public var from: MachineState
-    public var event: EventKind
-    public var `guard`: Guard
-    public var action: Action
-    public var source: TransitionSource
+    package var id: Int
+    package var from: MachineState
+    package var event: EventKind
+    package var `guard`: Guard
+    package var action: Action
+    package var source: TransitionSource
 }

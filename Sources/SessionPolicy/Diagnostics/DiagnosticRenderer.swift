@@ -78,9 +78,9 @@ public struct DiagnosticRenderer: Sendable {
 }
 
 /// Stable JSON output: sorted keys, pretty-printed, no escaped slashes.
-public enum JSONOutput {
+package enum JSONOutput {
     /// Encodes `value` as stable, human-readable JSON.
-    public static func string(_ value: some Encodable) -> String {
+    package static func string(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value), let s = String(data: data, encoding: .utf8) else {

@@ -1,5 +1,5 @@
 /// "Did you mean" suggestions by edit distance.
-public enum Suggestion {
+package enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a plausible typo.
     package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let w = Array(word.lowercased().unicodeScalars)
@@ -43,5 +43,5 @@ public enum Suggestion {
 
 extension Suggestion {
     /// A "did you mean" help line, for front ends outside the core.
-    public static func publicHelp(for word: String, in candidates: [String]) -> String { help(for: word, in: candidates) }
+    package static func publicHelp(for word: String, in candidates: [String]) -> String { help(for: word, in: candidates) }
 }

@@ -14,7 +14,7 @@ extension CompiledPolicy {
     }
 
     /// The transition behind an outcome.
-    public func transition(of outcome: Outcome) -> Transition? { machine.transition(of: outcome) }
+    package func transition(of outcome: Outcome) -> Transition? { machine.transition(of: outcome) }
 }
 
 extension StateMachine {
@@ -23,19 +23,19 @@ extension StateMachine {
     ///
     /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
     /// yields `idp_login` with reason `invalid_event`, never `allow`.
-    public func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
+    package func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
         evaluate(state, event, trace: nil)
     }
 
     /// Evaluates like `evaluate(_:_:)` and also returns every guard tried, in order.
-    public func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
+    package func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
         var steps: [TraceStep] = []
         let outcome = evaluate(state, event, trace: &steps)
         return (outcome, steps)
     }
 
     /// The transition behind an outcome.
-    public func transition(of outcome: Outcome) -> Transition? {
+    package func transition(of outcome: Outcome) -> Transition? {
         transitions.indices.contains(outcome.transition) ? transitions[outcome.transition] : nil
     }
 

@@ -2,7 +2,7 @@ extension StateMachine {
     /// How a guard reads: a short label for graphs (`since idp login > 90d`) and a sentence in
     /// policy vocabulary for explanations and tables. The one description of each guard, used
     /// by every renderer.
-    public func wording(_ g: Guard) -> (label: String, sentence: String) {
+    package func wording(_ g: Guard) -> (label: String, sentence: String) {
         switch g {
         case .always: return ("otherwise", "otherwise")
         case .deviceCompromised: return ("device compromised", "the device failed its integrity check")
@@ -38,13 +38,13 @@ extension StateMachine {
     }
 
     /// A short guard label for graphs (`since idp login > 90d`).
-    public func label(_ g: Guard) -> String { wording(g).label }
+    package func label(_ g: Guard) -> String { wording(g).label }
 
     /// A guard in policy vocabulary.
-    public func describe(_ g: Guard) -> String { wording(g).sentence }
+    package func describe(_ g: Guard) -> String { wording(g).sentence }
 
     /// The facts a guard looked at, for explanations.
-    public func facts(_ g: Guard, _ s: SessionState, _ e: Event) -> String {
+    package func facts(_ g: Guard, _ s: SessionState, _ e: Event) -> String {
         let now = Self.now(s, e)
         func since(_ t: Timestamp?, _ what: String) -> String {
             guard let t else { return "no \(what) recorded" }

@@ -1,5 +1,5 @@
 /// A fact of an event's context that some event kinds cannot do without.
-public enum EventFact: String, Sendable, Hashable, CaseIterable {
+package enum EventFact: String, Sendable, Hashable, CaseIterable {
     case network
     case authMode = "auth_mode"
     case appID = "app_id"
@@ -20,7 +20,7 @@ public enum EventFact: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether `event` reports this fact.
-    @inline(__always) public func isReported(in event: Event) -> Bool {
+    @inline(__always) package func isReported(in event: Event) -> Bool {
         switch self {
         case .network: event.network != nil
         case .authMode: event.authMode != nil
@@ -31,7 +31,7 @@ public enum EventFact: String, Sendable, Hashable, CaseIterable {
     }
 
     /// How to add this fact to an event of `kind`, for diagnostics.
-    public func help(for kind: EventKind) -> String {
+    package func help(for kind: EventKind) -> String {
         switch self {
         case .network: "add `network: online` or `network: offline`"
         case .authMode: "add the mode the user signed in with: `auth_mode: biometric`, `none`, `password` or `pin`"
@@ -47,18 +47,18 @@ public enum EventFact: String, Sendable, Hashable, CaseIterable {
 /// The facts an event kind requires: the one statement of that rule, read by the located
 /// reader (a diagnostic per missing fact), the fast reader (falls back) and the evaluator (an
 /// incomplete event is `idp_login` with reason `invalid_event`, never `allow`).
-public struct RequiredFacts: Sendable, Hashable {
+package struct RequiredFacts: Sendable, Hashable {
     let bits: UInt8
 
     init(_ facts: EventFact...) { bits = facts.reduce(0) { $0 | $1.bit } }
 
     /// Whether `fact` is required.
-    @inline(__always) public func contains(_ fact: EventFact) -> Bool { bits & fact.bit != 0 }
+    @inline(__always) package func contains(_ fact: EventFact) -> Bool { bits & fact.bit != 0 }
     /// The required facts, in reporting order.
-    public var facts: [EventFact] { EventFact.ordered.filter(contains) }
+    package var facts: [EventFact] { EventFact.ordered.filter(contains) }
 
     /// The first required fact `event` does not report, if any. Allocates nothing.
-    @inline(__always) public func firstMissing(in event: Event) -> EventFact? {
+    @inline(__always) package func firstMissing(in event: Event) -> EventFact? {
         guard bits != 0 else { return nil }
         for f in EventFact.ordered where contains(f) && !f.isReported(in: event) { return f }
         return nil
@@ -67,7 +67,7 @@ public struct RequiredFacts: Sendable, Hashable {
 
 extension EventKind {
     /// The facts an event of this kind must carry.
-    @inline(__always) public var requiredFacts: RequiredFacts {
+    @inline(__always) package var requiredFacts: RequiredFacts {
         switch self {
         case .launch, .resume, .register: RequiredFacts(.network)
         case .idpLoginSucceeded: RequiredFacts(.authMode, .user)

@@ -45,11 +45,11 @@ public struct AttributeDeclaration: Sendable, Equatable, Codable {
 }
 
 /// A dotted version (`2.4.0`), compared numerically part by part; missing parts are 0.
-public struct Version: Sendable, Hashable, Comparable, Codable {
-    public var parts: [Int]
+package struct Version: Sendable, Hashable, Comparable, Codable {
+    package var parts: [Int]
 
     /// Parses `1`, `2.4`, `2.4.0`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var parts: [Int] = []
         for piece in text.split(separator: ".", omittingEmptySubsequences: false) {
             guard !piece.isEmpty, piece.allSatisfy(\.isASCII), let n = Int(piece), n >= 0 else { return nil }
@@ -59,7 +59,7 @@ public struct Version: Sendable, Hashable, Comparable, Codable {
         self.parts = parts
     }
 
-    public static func < (a: Version, b: Version) -> Bool {
+    package static func < (a: Version, b: Version) -> Bool {
         for i in 0..<max(a.parts.count, b.parts.count) {
             let x = i < a.parts.count ? a.parts[i] : 0
             let y = i < b.parts.count ? b.parts[i] : 0
@@ -68,8 +68,8 @@ public struct Version: Sendable, Hashable, Comparable, Codable {
         return false
     }
 
-    public static func == (a: Version, b: Version) -> Bool { !(a < b) && !(b < a) }
-    public func hash(into h: inout Hasher) {
+    package static func == (a: Version, b: Version) -> Bool { !(a < b) && !(b < a) }
+    package func hash(into h: inout Hasher) {
         var p = parts
         while p.last == 0 { p.removeLast() }
         h.combine(p)

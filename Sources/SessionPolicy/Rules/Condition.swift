@@ -1,5 +1,5 @@
 /// A fact a condition can read.
-public enum Fact: Sendable, Hashable {
+package enum Fact: Sendable, Hashable {
     case event, state, network, authMode, keystore, integrity
     case sinceIdPLogin, sinceOnline, sinceActivity
     case biometricFailures, offlineFailures, idpFailures
@@ -24,11 +24,11 @@ public enum Fact: Sendable, Hashable {
     ]
 
     /// The names of the built-in facts.
-    public static var builtInNames: [String] { builtIn.map(\.0) }
+    package static var builtInNames: [String] { builtIn.map(\.0) }
 }
 
 /// A type-checked condition, ready to evaluate.
-public indirect enum Condition: Sendable, Equatable {
+package indirect enum Condition: Sendable, Equatable {
     /// `fact` is (or, negated, is not) one of `values` (words, strings, or `true`/`false`).
     case oneOf(Fact, [String], negated: Bool)
     /// `fact op value` for durations (milliseconds) and integers.
@@ -41,16 +41,16 @@ public indirect enum Condition: Sendable, Equatable {
 }
 
 /// The result of evaluating a condition: true, false, or unknown because a fact it needs is missing.
-public enum Truth: Sendable, Equatable {
+package enum Truth: Sendable, Equatable {
     case yes, no
     case unknown(String)
 }
 
 /// Type-checks expressions against the built-in facts and the declared attributes.
-public struct ConditionChecker: Sendable {
+package struct ConditionChecker: Sendable {
     let attributes: [AttributeDeclaration]
 
-    public init(attributes: [AttributeDeclaration]) { self.attributes = attributes }
+    package init(attributes: [AttributeDeclaration]) { self.attributes = attributes }
 
     func lookup(_ name: String) -> (Fact, AttributeType)? {
         if let b = Fact.builtIn.first(where: { $0.0 == name }) { return (b.1, b.2) }
@@ -61,7 +61,7 @@ public struct ConditionChecker: Sendable {
     var allNames: [String] { Fact.builtInNames + attributes.map(\.name) }
 
     /// Checks `e`, returning the condition or the first problem.
-    public func check(_ e: Expression) -> Result<Condition, ExpressionError> {
+    package func check(_ e: Expression) -> Result<Condition, ExpressionError> {
         do { return .success(try condition(e)) } catch let error as ExpressionError { return .failure(error) } catch {
             return .failure(ExpressionError(code: .invalidExpression, message: "cannot check condition", offset: 0))
         }

@@ -6,7 +6,7 @@
 /// elapsed.since_online > 3d or not (device.keystore == hardware)
 /// app_version < "2.4.0"
 /// ```
-public indirect enum Expression: Sendable, Equatable {
+package indirect enum Expression: Sendable, Equatable {
     /// A name: a fact (`elapsed.since_online`), an attribute (`license`) or a word (`revoked`).
     case name(String, offset: Int)
     /// A double-quoted string.
@@ -25,7 +25,7 @@ public indirect enum Expression: Sendable, Equatable {
     case not(Expression, offset: Int)
 
     /// The comparison operators.
-    public enum Comparison: String, Sendable, Equatable {
+    package enum Comparison: String, Sendable, Equatable {
         case equal = "=="
         case notEqual = "!="
         case less = "<"
@@ -36,7 +36,7 @@ public indirect enum Expression: Sendable, Equatable {
     }
 
     /// Where the expression starts, in Unicode scalars from the start of the condition text.
-    public var offset: Int {
+    package var offset: Int {
         switch self {
         case let .name(_, o), let .string(_, o), let .integer(_, o), let .duration(_, o), let .boolean(_, o), let .list(_, o),
             let .compare(_, _, _, o), let .not(_, o):
@@ -48,15 +48,15 @@ public indirect enum Expression: Sendable, Equatable {
 }
 
 /// A problem in a condition: a message, where (offset in the text), and a hint.
-public struct ExpressionError: Error, Sendable, Equatable {
-    public var code: DiagnosticCode
-    public var message: String
-    public var offset: Int
-    public var help: String?
+package struct ExpressionError: Error, Sendable, Equatable {
+    package var code: DiagnosticCode
+    package var message: String
+    package var offset: Int
+    package var help: String?
 }
 
 /// Parses condition text into an `Expression`.
-public struct ExpressionParser {
+package struct ExpressionParser {
     enum Token: Equatable {
         case word(String)
         case string(String)
@@ -70,7 +70,7 @@ public struct ExpressionParser {
     var position = 0
 
     /// Parses `text`; the error's offset counts Unicode scalars from the start of `text`.
-    public static func parse(_ text: String) -> Result<Expression, ExpressionError> {
+    package static func parse(_ text: String) -> Result<Expression, ExpressionError> {
         var p = ExpressionParser()
         if let e = p.tokenize(text) { return .failure(e) }
         do {

@@ -7,14 +7,14 @@ extension SyntaxReader {
         "highest_time", "failures", "read_only", "biometric_locked",
     ]
     /// Keys of an event's context (everything but `type` and `time`).
-    public static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes", "app_id"]
+    package static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes", "app_id"]
     /// Keys of an event's `device`.
     package static let deviceKeys = ["id", "keystore", "integrity"]
     /// Keys of a session state's `failures`.
     package static let failureKeys = ["biometric", "offline_login", "idp_login"]
 
     /// Reads a session state. Times may be relative to `base` (`-2d`) when one is given.
-    public mutating func sessionState(_ node: SyntaxNode, path: String, relativeTo base: Timestamp? = nil) -> SessionState? {
+    package mutating func sessionState(_ node: SyntaxNode, path: String, relativeTo base: Timestamp? = nil) -> SessionState? {
         guard let f = fields(node, path: path, allowed: Self.stateKeys) else { return nil }
         let before = diagnostics.count
         var s = SessionState()
@@ -44,7 +44,7 @@ extension SyntaxReader {
 
     /// Reads an event in its JSON shape (`type`, `time` and context keys). `user`, if given, is
     /// the user the event is about when it does not say (the server's session path names one).
-    public mutating func event(_ node: SyntaxNode, path: String, user: String? = nil) -> Event? {
+    package mutating func event(_ node: SyntaxNode, path: String, user: String? = nil) -> Event? {
         guard let f = fields(node, path: path, allowed: ["type", "time"] + Self.contextKeys) else { return nil }
         let before = diagnostics.count
         let kind = require(f, "type", help: "name the event, for example `type: launch`").flatMap {
@@ -62,7 +62,7 @@ extension SyntaxReader {
 
     /// Applies the context keys present in `f` (network, user, device, ...) to `event`.
     /// Device facts merge key by key.
-    public mutating func applyContext(_ f: Fields, to e: inout Event) {
+    package mutating func applyContext(_ f: Fields, to e: inout Event) {
         if let v = f["network"] { e.network = keyword(v, f.path("network"), Network.self) }
         if let v = f["user"] { e.user = name(v, f.path("user")) }
         if let v = f["auth_mode"] { e.authMode = keyword(v, f.path("auth_mode"), AuthMode.self) }
@@ -89,7 +89,7 @@ extension SyntaxReader {
     }
 
     /// Reports a fact the event's kind needs but does not carry (`launch` without `network`).
-    public mutating func checkRequiredContext(_ e: Event, in f: Fields) {
+    package mutating func checkRequiredContext(_ e: Event, in f: Fields) {
         for fact in e.kind.requiredFacts.facts where !fact.isReported(in: e) && !f.has(fact.rawValue) {
             error(
                 .missingKey, "event `\(e.kind.rawValue)` needs `\(fact.rawValue)`", at: f.node, help: fact.help(for: e.kind))
@@ -100,7 +100,7 @@ extension SyntaxReader {
 extension SyntaxReader {
     /// Reads one evaluation input, `{"state": {...}, "event": {...}}` with `state` optional
     /// (default: signed out): what `policyctl eval` and the server's evaluate endpoints take.
-    public mutating func evaluationInput(_ node: SyntaxNode, path: String) -> (state: SessionState, event: Event)? {
+    package mutating func evaluationInput(_ node: SyntaxNode, path: String) -> (state: SessionState, event: Event)? {
         guard let f = fields(node, path: path, allowed: ["state", "event"]) else { return nil }
         let before = diagnostics.count
         var state = SessionState()
@@ -113,7 +113,7 @@ extension SyntaxReader {
     }
 
     /// Reads a batch, `{"items": [{"state": ..., "event": ...}, ...]}`, of at most `limit` items.
-    public mutating func evaluationBatch(_ node: SyntaxNode, limit: Int) -> [(state: SessionState, event: Event)]? {
+    package mutating func evaluationBatch(_ node: SyntaxNode, limit: Int) -> [(state: SessionState, event: Event)]? {
         guard let f = fields(node, path: "", allowed: ["items"]),
             let items = require(f, "items", help: "send `items`: a list of `{state, event}`").flatMap({ list($0, "items") })
         else { return nil }

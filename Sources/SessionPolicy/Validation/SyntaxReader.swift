@@ -2,48 +2,48 @@ import Foundation
 
 /// Reads typed values out of located syntax and collects a diagnostic for every problem,
 /// so a file's errors are all reported at once.
-public struct SyntaxReader: Sendable {
+package struct SyntaxReader: Sendable {
     /// Everything found so far.
-    public private(set) var diagnostics: [Diagnostic] = []
+    package private(set) var diagnostics: [Diagnostic] = []
 
     /// Creates a reader with no diagnostics.
-    public init() {}
+    package init() {}
 
     /// A mapping's entries by key, with the key nodes for locations.
-    public struct Fields: Sendable {
+    package struct Fields: Sendable {
         /// The mapping node.
-        public let node: SyntaxNode
+        package let node: SyntaxNode
         /// Dotted path of the mapping (`offline`), empty at the top.
-        public let path: String
+        package let path: String
         let entries: [(key: SyntaxNode, value: SyntaxNode)]
 
         /// The value for `key`.
-        public subscript(_ key: String) -> SyntaxNode? { entries.first { $0.key.scalar == key }?.value }
+        package subscript(_ key: String) -> SyntaxNode? { entries.first { $0.key.scalar == key }?.value }
         /// Whether `key` is present.
-        public func has(_ key: String) -> Bool { self[key] != nil }
+        package func has(_ key: String) -> Bool { self[key] != nil }
         /// `path.key`.
-        public func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        package func path(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         /// The keys present, in file order.
-        public var keys: [String] { entries.compactMap { $0.key.scalar } }
+        package var keys: [String] { entries.compactMap { $0.key.scalar } }
     }
 
     /// Adds a diagnostic.
-    public mutating func report(_ d: Diagnostic) { diagnostics.append(d) }
+    package mutating func report(_ d: Diagnostic) { diagnostics.append(d) }
 
     /// Adds an error.
-    public mutating func error(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil) {
+    package mutating func error(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil) {
         diagnostics.append(.error(code, message, at: node.location, notes: notes, help: help))
     }
 
     /// Adds a warning.
-    public mutating func warning(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil)
+    package mutating func warning(_ code: DiagnosticCode, _ message: String, at node: SyntaxNode, notes: [String] = [], help: String? = nil)
     {
         diagnostics.append(.warning(code, message, at: node.location, notes: notes, help: help))
     }
 
     /// Reads a mapping whose keys must be among `allowed`; unknown keys are reported with a
     /// "did you mean" hint. Returns nil (after reporting) if `node` is not a mapping.
-    public mutating func fields(_ node: SyntaxNode, path: String, allowed: [String]) -> Fields? {
+    package mutating func fields(_ node: SyntaxNode, path: String, allowed: [String]) -> Fields? {
         guard case let .mapping(pairs) = node.kind else {
             let what = path.isEmpty ? "the document" : "`\(path)`"
             error(
@@ -65,7 +65,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// The value of a required key, or nil after reporting `missing-key` at the mapping.
-    public mutating func require(_ f: Fields, _ key: String, help: String? = nil) -> SyntaxNode? {
+    package mutating func require(_ f: Fields, _ key: String, help: String? = nil) -> SyntaxNode? {
         if let v = f[key] { return v }
         let place = f.path.isEmpty ? "at the top level" : "in `\(f.path)`"
         error(.missingKey, "missing key `\(key)` \(place)", at: f.node, help: help)
@@ -83,12 +83,12 @@ public struct SyntaxReader: Sendable {
     }
 
     /// A string (any non-null scalar).
-    public mutating func string(_ node: SyntaxNode, _ path: String) -> String? {
+    package mutating func string(_ node: SyntaxNode, _ path: String) -> String? {
         scalarText(node, path, expected: "a string")?.0
     }
 
     /// A non-empty string without surrounding spaces.
-    public mutating func name(_ node: SyntaxNode, _ path: String) -> String? {
+    package mutating func name(_ node: SyntaxNode, _ path: String) -> String? {
         guard let s = string(node, path) else { return nil }
         if s.isEmpty || s.trimmingCharacters(in: .whitespacesAndNewlines) != s {
             error(.invalidValue, "`\(path)` must be a non-empty name without surrounding spaces", at: node)
@@ -98,7 +98,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// An integer.
-    public mutating func int(_ node: SyntaxNode, _ path: String) -> Int? {
+    package mutating func int(_ node: SyntaxNode, _ path: String) -> Int? {
         guard let (text, plain) = scalarText(node, path, expected: "an integer") else { return nil }
         guard plain, let v = Int(text) else {
             error(.wrongType, "`\(path)` must be an integer, found `\(text)`", at: node)
@@ -108,7 +108,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// `true` or `false`.
-    public mutating func bool(_ node: SyntaxNode, _ path: String) -> Bool? {
+    package mutating func bool(_ node: SyntaxNode, _ path: String) -> Bool? {
         guard let (text, plain) = scalarText(node, path, expected: "`true` or `false`") else { return nil }
         if plain, text == "true" || text == "True" || text == "TRUE" { return true }
         if plain, text == "false" || text == "False" || text == "FALSE" { return false }
@@ -117,7 +117,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// A duration such as `7d`.
-    public mutating func duration(_ node: SyntaxNode, _ path: String) -> TimeSpan? {
+    package mutating func duration(_ node: SyntaxNode, _ path: String) -> TimeSpan? {
         guard let (text, _) = scalarText(node, path, expected: "a duration such as `7d`") else { return nil }
         switch TimeSpan.parse(text) {
         case let .success(span):
@@ -145,7 +145,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// An RFC 3339 time, or (when `base` is given) a time relative to it: `+3d`, `-1h`.
-    public mutating func time(_ node: SyntaxNode, _ path: String, relativeTo base: Timestamp? = nil) -> Timestamp? {
+    package mutating func time(_ node: SyntaxNode, _ path: String, relativeTo base: Timestamp? = nil) -> Timestamp? {
         guard let (text, _) = scalarText(node, path, expected: "a time such as `2026-03-01T09:00:00Z`") else { return nil }
         if let first = text.first, first == "+" || first == "-" {
             guard let base else {
@@ -190,7 +190,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// One of a closed set of words; unknown words get a "did you mean" hint.
-    public mutating func keyword<K: PolicyKeyword>(_ node: SyntaxNode, _ path: String, _ type: K.Type, allowed: [K]? = nil) -> K? {
+    package mutating func keyword<K: PolicyKeyword>(_ node: SyntaxNode, _ path: String, _ type: K.Type, allowed: [K]? = nil) -> K? {
         let options = (allowed ?? Array(K.allCases)).map(\.rawValue).sorted()
         guard let (text, _) = scalarText(node, path, expected: "one of " + options.map { "`\($0)`" }.joined(separator: ", ")) else {
             return nil
@@ -203,7 +203,7 @@ public struct SyntaxReader: Sendable {
     }
 
     /// A list; a single scalar is not accepted in place of a list.
-    public mutating func list(_ node: SyntaxNode, _ path: String) -> [SyntaxNode]? {
+    package mutating func list(_ node: SyntaxNode, _ path: String) -> [SyntaxNode]? {
         guard case let .sequence(items) = node.kind else {
             error(
                 .wrongType, "`\(path)` must be a list, found \(node.shapeName)", at: node, help: "write `[a, b]` or one `- item` per line")

@@ -5,7 +5,7 @@ public struct ValidatedPolicy: Sendable {
     /// The policy as written.
     public let policy: Policy
     /// The checked condition of each rule, by rule index.
-    public let conditions: [Condition]
+    package let conditions: [Condition]
     /// The validator's warnings (errors never reach a validated policy).
     public let warnings: [Diagnostic]
 
