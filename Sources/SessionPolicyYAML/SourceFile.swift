@@ -42,14 +42,15 @@ public enum SourceFile {
         return .success(data)
     }
 
-    /// Reads and parses `path` into located syntax. An empty document is an error.
+    /// Reads and parses `path` into located syntax, as JSON or YAML (`DocumentFormat`'s rule).
+    /// An empty document is an error.
     public static func syntax(_ path: String, what: String) -> Result<(SyntaxNode, String), DiagnosticError> {
         let data: Data
         switch read(path) {
         case let .success(d): data = d
         case let .failure(e): return .failure(e)
         }
-        switch YAMLSyntax.parse(data, file: path) {
+        switch DocumentFormat.parse(data, file: path) {
         case let .failure(e):
             return .failure(e)
         case .success(nil):
@@ -86,9 +87,10 @@ public enum PolicyFile {
         public let warnings: [Diagnostic]
     }
 
-    /// Loads, validates and compiles a policy from YAML text.
+    /// Loads, validates and compiles a policy from YAML text (or JSON text, by
+    /// `DocumentFormat`'s rule: `file` ends in `.json`, or the text starts with `{`).
     public static func compile(text: String, file: String) -> Result<CompiledPolicy, DiagnosticError> {
-        switch YAMLSyntax.parse(text, file: file) {
+        switch DocumentFormat.parse(text, file: file) {
         case let .failure(e):
             return .failure(e)
         case .success(nil):

@@ -2,9 +2,10 @@ public import Foundation
 public import SessionPolicy
 import Yams
 
-/// YAML (and JSON, which is YAML) text -> located `SyntaxNode`, with bounds that keep hostile
-/// input harmless: a size limit, strict UTF-8, no anchors or aliases, a nesting limit and a
-/// node budget. Every refusal is a located diagnostic; nothing here crashes or hangs.
+/// YAML text -> located `SyntaxNode`, with bounds that keep hostile input harmless: a size
+/// limit, strict UTF-8, no anchors or aliases, a nesting limit and a node budget. Every refusal
+/// is a located diagnostic; nothing here crashes or hangs. JSON documents go through the core's
+/// strict `JSONSyntax` instead (`DocumentFormat` picks the reader), which builds the same tree.
 public enum YAMLSyntax {
     /// Largest input accepted, in bytes (1 MiB: policies and scenarios are a few KB).
     public static let maxBytes = InputLimits.files.bytes

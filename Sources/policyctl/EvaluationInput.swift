@@ -4,8 +4,9 @@ import SessionPolicy
 import SessionPolicyYAML
 
 /// Reading what `eval` and `explain` evaluate: a policy, and either one document with `state`
-/// and `event`, or a state document and an event document. Problems are printed as located
-/// diagnostics and end the command with exit code 2.
+/// and `event`, or a state document and an event document, each JSON or YAML by
+/// `DocumentFormat`'s rule (the name's extension, else JSON when it starts with `{` or `[`).
+/// Problems are printed as located diagnostics and end the command with exit code 2.
 enum EvaluationInput {
     static func load(policy: String, documents: [String], json: Bool) throws -> (PolicyFile.Loaded, SessionState, Event) {
         let loaded: PolicyFile.Loaded
@@ -19,7 +20,7 @@ enum EvaluationInput {
         var nodes: [SyntaxNode] = []
         for path in documents {
             let file = path == "-" ? "<stdin>" : path
-            switch SourceFile.read(path).flatMap({ YAMLSyntax.parse($0, file: file) }) {
+            switch SourceFile.read(path).flatMap({ DocumentFormat.parse($0, file: file) }) {
             case let .failure(e):
                 emit(e.diagnostics, sources: sources, json: json)
                 throw Exit.invalidInput

@@ -220,6 +220,10 @@ struct CLITests {
             ("event:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n", "2:3", "missing-key"),
             ("state:\n  state: bogus\nevent:\n  type: launch\n  time: 2026-03-05T09:00:00Z\n  network: online\n", "2:10", "invalid-value"),
             ("evnt: {}\n", "1:1", "unknown-key"),
+            // Standard input starting with `{` is JSON, read strictly.
+            ("{\"event\": {\"type\": \"launch\",}}", "1:28", "invalid-json"),
+            ("{event: {type: launch}}", "1:2", "invalid-json"),
+            ("{\"event\": {\"type\": \"launch\", \"time\": \"2026-03-05T09:00:00Z\",\n  \"type\": \"resume\"}}", "2:3", "duplicate-key"),
         ])
     func evalErrors(input: String, location: String, code: String) throws {
         let r = try CLI.run(["eval", "policies/spendiq.yaml", "-", "--format", "json"], stdin: input)
@@ -229,6 +233,28 @@ struct CLITests {
         #expect(d != nil, "\(r.stdout)")
         #expect("\(d?["line"] as? Int ?? 0):\(d?["column"] as? Int ?? 0)" == location)
         #expect(d?["file"] as? String == "<stdin>")
+    }
+
+    @Test("eval reads a file as JSON or YAML by its name, and by its first character when the name does not say")
+    func inputFormat() throws {
+        let dir = try Fixtures.temporaryDirectory("format")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let json = #"{"event": {"type": "launch", "time": "2026-03-05T09:00:00Z", "network": "offline"}}"#
+        let yaml = "event: {type: launch, time: 2026-03-05T09:00:00Z, network: offline}\n"
+        let flow = "{event: {type: launch, time: 2026-03-05T09:00:00Z, network: offline}}\n"
+        // (file name, content, exit status)
+        let cases: [(String, String, Int32)] = [
+            ("a.json", json, 0), ("a.yaml", json, 0), ("a.yml", yaml, 0), ("a.yaml", flow, 0), ("a.txt", json, 0),
+            ("a.txt", yaml, 0), ("a", flow, 2), ("a.json", yaml, 2), ("a.JSON", flow, 2),
+        ]
+        for (name, content, status) in cases {
+            let path = dir.appendingPathComponent(name).path
+            try content.write(toFile: path, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["eval", "policies/spendiq.yaml", path, "--format", "json"])
+            #expect(r.status == status, "\(name): \(content) \(r.stdout)")
+            if status == 2 { #expect(r.stdout.contains("invalid-json"), "\(name): \(r.stdout)") }
+            try FileManager.default.removeItem(atPath: path)
+        }
     }
 
     @Test("explain shows every guard tried with its facts and policy line, from one document or two")

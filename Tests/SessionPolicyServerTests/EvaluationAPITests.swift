@@ -82,7 +82,12 @@ struct EvaluationAPITests {
             ),
             (#"[1,2]"#, "wrong-type", 1),
             ("", "invalid-json", 1),
-            (String(repeating: "[", count: 10_000), "invalid-json", 1),
+            // The input limits and the strict reader's refusals, as for every JSON input.
+            (String(repeating: "[", count: 10_000), "nesting-too-deep", 1),
+            ("{\"event\": {\"type\": \"launch\",\n  \"type\": \"launch\"}}", "duplicate-key", 2),
+            ("{\"event\": {\"type\": \"la\\qunch\"}}", "invalid-json", 1),
+            ("{\"event\": {}}\n# a comment", "invalid-json", 2),
+            ("event:\n  type: launch\n", "invalid-json", 1),
         ])
     func badRequests(_ body: String, _ code: String, _ line: Int) async throws {
         try await TestServer.run(.sqlite) { http in

@@ -50,4 +50,42 @@ struct CodableTests {
             try JSONDecoder().decode(SessionState.self, from: Data(#"{"state":"sleeping"}"#.utf8))
         }
     }
+
+    /// Input the lenient storage form (`Codable`) takes and `init(json:)` refuses, with the code
+    /// and place of the refusal.
+    static let lenient: [(text: String, code: String, line: Int, column: Int)] = [
+        (#"{"state": "active", "colour": "blue"}"#, "unknown-key", 1, 21),
+        (#"{"state": "active", "user": "alice", "user": "bob"}"#, "duplicate-key", 1, 38),
+        (#"{"state": "active",}"#, "invalid-json", 1, 19),
+        (#"{"state": "active", "user": " alice"}"#, "invalid-value", 1, 29),
+        (#"{"state": "active", "failures": {"biometric": -1, "offline_login": 0, "idp_login": 0}}"#, "invalid-value", 1, 47),
+        (#"{"state": "active", "failures": {"biometric": 1.0, "offline_login": 0, "idp_login": 0}}"#, "wrong-type", 1, 47),
+    ]
+
+    @Test("SessionState(json:) applies the input rules the lenient storage form does not", arguments: lenient)
+    func strictState(_ text: String, _ code: String, _ line: Int, _ column: Int) throws {
+        #expect((try? JSONDecoder().decode(SessionState.self, from: Data(text.utf8))) != nil, "the storage form reads \(text)")
+        do {
+            _ = try SessionState(json: Data(text.utf8), file: "state.json")
+            Issue.record("read \(text)")
+        } catch {
+            let d = try #require(error.diagnostics.first)
+            #expect(d.code.rawValue == code, "\(text): \(d)")
+            #expect(d.location == SourceLocation(file: "state.json", line: line, column: column), "\(text): \(d)")
+        }
+    }
+
+    @Test("Event(json:) refuses an event without the context its kind needs; both entry points read what the writer wrote")
+    func strictEvent() throws {
+        let launch = #"{"type": "launch", "time": "2026-03-01T09:00:00Z"}"#
+        #expect((try? JSONDecoder().decode(Event.self, from: Data(launch.utf8))) != nil)
+        #expect(throws: DiagnosticError.self) { try Event(json: Data(launch.utf8)) }
+        let t = Timestamp.parse("2026-03-01T09:00:00Z")!
+        let event = Event(.launch, at: t, network: .offline, user: "alice", device: .init(id: "d1"), attributes: ["tier": "gold"])
+        #expect(try Event(json: Data(json(event).utf8)) == event)
+        let state = SessionState(state: .active, user: "alice", lastOnline: t, failures: .init(idpLogin: 2))
+        #expect(try SessionState(json: Data(json(state).utf8)) == state)
+        // The reference path, past the fast reader: an escape.
+        #expect(try SessionState(json: Data(#"{"state": "\u0061ctive"}"#.utf8)) == SessionState(state: .active))
+    }
 }

@@ -35,7 +35,8 @@ struct DocsTests {
     func codesDocumented() {
         let doc = Fixtures.text("docs/diagnostics.md")
         let codes: [DiagnosticCode] = [
-            .fileNotFound, .inputTooLarge, .invalidUTF8, .yamlSyntax, .yamlAnchor, .nestingTooDeep, .tooManyNodes, .duplicateKey,
+            .fileNotFound, .inputTooLarge, .invalidUTF8, .yamlSyntax, .invalidJSON, .yamlAnchor, .nestingTooDeep, .tooManyNodes,
+            .duplicateKey,
             .emptyDocument, .unknownKey, .missingKey, .wrongType, .invalidValue, .invalidDuration, .invalidTime, .unsupportedVersion,
             .duplicateValue, .offlineModeNeedsIdP, .windowExceedsSessionMax, .retryMaxBelowOne, .reactionNotAllowed, .unknownPolicy,
             .duplicatePolicyName, .unknownBehaviour, .noScenarios, .invalidExpression, .unknownAttribute, .typeMismatch, .ruleNotAllowed,

@@ -5,10 +5,11 @@ import SessionPolicyTestSupport
 import SessionPolicyYAML
 import Testing
 
-/// The fast codec against its references: the located-syntax path for decoding (YAML front end
-/// and `SyntaxReader`, no diagnostics) and `JSONEncoder` for encoding. Decoding must return
-/// either nil (fall back) or exactly the reference's value; the shipped corpus must never fall
-/// back; encoding must be byte-identical.
+/// The fast codec against its references: the located-syntax path for decoding (the strict JSON
+/// reader `JSONSyntax` and `SyntaxReader`, no diagnostics) and `JSONEncoder` for encoding.
+/// Decoding must return either nil (fall back) or exactly the reference's value, and never a
+/// value for bytes the reference refuses; the shipped corpus must never fall back; encoding must
+/// be byte-identical.
 @Suite("FastJSON")
 struct FastJSONTests {
     // MARK: The references
@@ -41,9 +42,9 @@ struct FastJSONTests {
         }
     }
 
-    /// The slow path: YAML front end, then `SyntaxReader`; nil if anything was reported.
+    /// The slow path, the reference: `JSONSyntax`, then `SyntaxReader`; nil if anything was reported.
     static func slow(_ shape: Shape, _ bytes: [UInt8]) -> Decoded? {
-        guard case let .success(root?) = YAMLSyntax.parse(Data(bytes), file: "body.json") else { return nil }
+        guard case let .success(root?) = JSONSyntax.parse(Data(bytes), file: "body.json") else { return nil }
         var r = SyntaxReader()
         let value: Decoded?
         switch shape {
@@ -332,7 +333,7 @@ struct FastJSONTests {
         (.eventRequest, Array("{\"event\": \(object(fullEvent))}".utf8)),
     ]
 
-    @Test("whitespace between tokens: read the same, except where libyaml reads it differently")
+    @Test("whitespace between tokens, and around the document, is read the same")
     func whitespace() {
         var t = Tally()
         var mustRead: [String] = []
@@ -341,14 +342,7 @@ struct FastJSONTests {
                 for space in [" ", "\n", "\t", "\r\n", "\r", "  \n\t  ", "\n\n"] {
                     let doc = Array(base[..<i]) + Array(space.utf8) + Array(base[i...])
                     t.check(shape, doc)
-                    // The fast path reads everything but a tab outside the brackets and a line
-                    // break between a key and its colon (libyaml then no longer sees a key).
-                    let outside = i == 0 || i == base.count
-                    let beforeColon = i < base.count && base[i] == UInt8(ascii: ":")
-                    let breaks = space.contains("\n") || space.contains("\r")
-                    if !(outside && space.contains("\t")), !(beforeColon && breaks), Self.fast(shape, doc) == nil {
-                        mustRead.append(String(decoding: doc, as: UTF8.self))
-                    }
+                    if Self.fast(shape, doc) == nil { mustRead.append(String(decoding: doc, as: UTF8.self)) }
                 }
             }
         }
@@ -409,10 +403,17 @@ struct FastJSONTests {
             ),
             (.state, String(repeating: "[", count: 5000)),  // deep nesting
             (.state, #"{"state": "active", "failures": "# + String(repeating: #"{"a": "#, count: 5000)),
+            // Not JSON, though YAML reads them: trailing commas, single quotes, comments, YAML.
+            (.request, #"{"event": {"type": "background", "time": "2026-03-01T09:00:00Z"},}"#),
+            (.batch, #"{"items": [{"event": {"type": "background", "time": "2026-03-01T09:00:00Z"}},]}"#),
+            (.state, #"{"state": 'active'}"#),
+            (.state, #"{"state": "active"} # comment"#),
+            (.state, "state: active\n"),
+            (.state, #"{state: "active"}"#),
         ]
         for (shape, text) in cases {
             #expect(Self.fast(shape, Array(text.utf8)) == nil, "\(text)")
-            #expect(Self.slow(shape, Array(text.utf8)) == nil, "the slow path must refuse \(text) too")
+            #expect(Self.slow(shape, Array(text.utf8)) == nil, "the reference must refuse \(text) too")
         }
         // Read by the slow path, deliberately left to it.
         let fallBacks: [(Shape, String, Decoded)] = [
@@ -420,14 +421,8 @@ struct FastJSONTests {
             (.state, #"{"state": "act\u0069ve"}"#, .state(SessionState(state: .active))),  // an escape
             // a name starting with a non-ASCII character
             (.state, #"{"state": "active", "user": "\#u{C5}sa"}"#, .state(SessionState(state: .active, user: "\u{C5}sa"))),
-            (
-                .request, #"{"event": {"type": "background", "time": "2026-03-01T09:00:00Z"},}"#,  // a trailing comma
-                .request(Pair(state: SessionState(), event: Event(.background, at: Timestamp.parse("2026-03-01T09:00:00Z")!)))
-            ),
-            (
-                .batch, #"{"items": [{"event": {"type": "background", "time": "2026-03-01T09:00:00Z"}},]}"#,
-                .batch([Pair(state: SessionState(), event: Event(.background, at: Timestamp.parse("2026-03-01T09:00:00Z")!))])
-            ),
+            // a surrogate pair, which YAML refused
+            (.state, #"{"state": "active", "user": "a\ud83d\ude00"}"#, .state(SessionState(state: .active, user: "a😀"))),
         ]
         for (shape, text, expected) in fallBacks {
             #expect(Self.fast(shape, Array(text.utf8)) == nil, "\(text)")
@@ -435,13 +430,12 @@ struct FastJSONTests {
         }
     }
 
-    @Test("documents past the YAML front end's size and node limits fall back")
+    @Test("documents past the reference's size and node limits fall back")
     func limits() {
-        #expect(YAMLSyntax.maxBytes == InputLimits.files.bytes && YAMLSyntax.maxNodes == InputLimits.files.nodes)
         let item = #"{"event":{"type":"background","time":"2026-03-01T09:00:00Z"}}"#
         func batch(_ n: Int) -> [UInt8] { Array(("{\"items\":[" + Array(repeating: item, count: n).joined(separator: ",") + "]}").utf8) }
         // 3 + 7n nodes: the root, `items`, the list, and per item the item, `event`, the event, 2 keys and 2 values.
-        let most = (YAMLSyntax.maxNodes - 3) / 7
+        let most = (InputLimits.files.nodes - 3) / 7
         var t = Tally()
         t.check(.batch, batch(most))
         t.check(.batch, batch(most + 1))
@@ -460,7 +454,7 @@ struct FastJSONTests {
         let item = #"{"event":{"type":"background","time":"2026-03-01T09:00:00Z"}}"#
         func batch(_ n: Int) -> [UInt8] { Array(("{\"items\":[" + Array(repeating: item, count: n).joined(separator: ",") + "]}").utf8) }
         func slow(_ bytes: [UInt8], _ limits: InputLimits) -> Int? {
-            guard case let .success(root?) = YAMLSyntax.parse(Data(bytes), file: "body", limits: limits) else { return nil }
+            guard case let .success(root?) = JSONSyntax.parse(Data(bytes), file: "body", limits: limits) else { return nil }
             var r = SyntaxReader()
             return r.evaluationBatch(root, limit: .max).map(\.count)
         }
@@ -485,23 +479,20 @@ struct FastJSONTests {
         #expect(FastJSON.batchRequest(exact, limits: over) == nil && slow(exact, over) == nil)
     }
 
-    @Test("a key must meet its colon on the same line and within 1,000 bytes (libyaml's simple-key rule)")
-    func simpleKeys() {
+    @Test("keys of any length, split from their colon by any whitespace, are read (libyaml's simple-key rule is gone)")
+    func keys() {
         var t = Tally()
-        var read: [Int: (fast: Bool, slow: Bool)] = [:]
-        for n in [10, 998, 1000, 1022, 1024, 2000] {
+        for n in [10, 998, 1000, 1022, 1024, 2000, 100_000] {
             let key = String(repeating: "k", count: n)
-            let doc = Array((#"{"type": "background", "time": "2026-03-01T09:00:00Z", "attributes": "# + "{\"\(key)\": \"v\"}}").utf8)
-            t.check(.event, doc)
-            read[n] = (Self.fast(.event, doc) != nil, Self.slow(.event, doc) != nil)
+            t.check(.event, #"{"type": "background", "time": "2026-03-01T09:00:00Z", "attributes": "# + "{\"\(key)\": \"v\"}}")
         }
-        // libyaml drops a key whose colon is more than 1,024 characters after its start.
-        #expect(read[998]! == (true, true) && read[1000]! == (false, true) && read[1022]! == (false, true))
-        #expect(read[1024]! == (false, false) && read[2000]! == (false, false))
         t.check(.state, "{\"state\"\n: \"active\"}")
         t.check(.state, "{\"state\" \t : \"active\"}")
+        t.check(.state, "{\"state\"\r\n\t:\r\n\"active\"}")
+        t.check(.state, "\t{\"state\": \"active\"}\t")
+        t.check(.state, "\u{FEFF}{\"state\": \"active\"}")
         #expect(t.wrong.isEmpty, "\(t.summary): \(t.wrong)")
-        #expect(t.agreed == 3, "\(t.summary)")
+        #expect(t.agreed == 12, "\(t.summary)")
     }
 
     // MARK: Encoding

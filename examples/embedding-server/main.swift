@@ -3,10 +3,12 @@
 // (a real service would keep it in its own database). Build and run:
 //
 //   swift run embedding-server policies/spendiq.yaml 8081
-//   curl -X POST localhost:8081/attempt -d '{"user":"alice","device":"d1",
-//     "event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online"}}'
+//   curl -X POST localhost:8081/attempt/alice/d1 \
+//     -d '{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online"}'
 //
-// The server decides with the same compiled policy the app embeds, so both agree.
+// The server decides with the same compiled policy the app embeds, so both agree. The event is
+// read with `Event(json:)`, the library's strict reader: a malformed or unknown event is a 400
+// with located diagnostics, the same ones `policyctl eval` prints.
 import Foundation
 import Hummingbird
 import SessionPolicy
@@ -25,18 +27,23 @@ actor Sessions {
     }
 }
 
-/// What a client sends: whose session, and the event.
-struct Attempt: Decodable {
-    var user: String
-    var device: String
-    var event: Event
-}
-
 /// What the server answers: the decision, why, and what to tell the user.
 struct Answer: ResponseEncodable {
     var decision: String
     var reason: String
     var message: String
+}
+
+/// A refused request: 400 with the diagnostics as JSON (`{"diagnostics": [...]}`).
+struct BadRequest: HTTPResponseError {
+    var diagnostics: [Diagnostic]
+    var status: HTTPResponse.Status { .badRequest }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: DiagnosticRenderer.json(diagnostics) + "\n")))
+    }
 }
 
 let arguments = CommandLine.arguments
@@ -55,9 +62,17 @@ case let .failure(error):
 
 let sessions = Sessions()
 let router = Router()
-router.post("attempt") { request, context -> Answer in
-    let attempt = try await request.decode(as: Attempt.self, context: context)
-    let outcome = await sessions.apply(attempt.event, user: attempt.user, device: attempt.device, policy: policy)
+router.post("attempt/:user/:device") { request, context -> Answer in
+    let user = try context.parameters.require("user")
+    let device = try context.parameters.require("device")
+    let body = try await request.body.collect(upTo: 64 << 10)
+    let event: Event
+    do throws(DiagnosticError) {
+        event = try Event(json: Data(buffer: body), file: "body")
+    } catch {
+        throw BadRequest(diagnostics: error.diagnostics)
+    }
+    let outcome = await sessions.apply(event, user: user, device: device, policy: policy)
     return Answer(decision: outcome.decision?.rawValue ?? "none", reason: outcome.reason.rawValue, message: outcome.message)
 }
 let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)))

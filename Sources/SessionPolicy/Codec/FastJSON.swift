@@ -1,26 +1,29 @@
 /// A fast, allocation-light codec for the JSON a high-throughput server reads and writes:
 /// session states, events and the request bodies that carry them, and outcomes.
 ///
-/// Decoding is a *strict subset* of the located-syntax path (`YAMLSyntax.parse` then
-/// `SyntaxReader.sessionState(_:path:)` / `event(_:path:)`), which stays the reference and
-/// the only source of diagnostics. Every reader here returns nil for anything it is not
-/// certain about, and the caller then falls back to the slow path to get the value or its
-/// diagnostics. When a reader returns a value, it is exactly the value the slow path reads from
-/// the same bytes without diagnostics. It returns nil for:
+/// Decoding has one contract: **the same values and the same refusals as the reference**, the
+/// strict JSON reader `JSONSyntax.parse` followed by `SyntaxReader.sessionState(_:path:)`,
+/// `event(_:path:)`, `evaluationInput(_:path:)` or `evaluationBatch(_:limit:)`. The reference
+/// is the only source of diagnostics. A reader here returns either exactly the value the
+/// reference reads from the same bytes without diagnostics, or nil, and the caller then falls
+/// back to the reference for the value or its diagnostics. It never returns a value for bytes
+/// the reference refuses. It returns nil (falls back) for everything it does not decide itself:
 ///
 /// - unknown, duplicate or missing required keys, and events without the context their kind
 ///   needs (`launch` without `network`, see `SyntaxReader.checkRequiredContext`);
-/// - any value of another JSON type than the canonical one (the slow path reads `"user": 7`
+/// - any value of another JSON type than the canonical one (the reference reads `"user": 7`
 ///   as the name `7` and `"failures": {"biometric": "2"}` as an error; both fall back here),
 ///   and `null`;
 /// - words outside a vocabulary, times `Timestamp.parse` rejects, relative times (`+3d`),
 ///   integers with a sign, fraction or exponent, or too large for `Int`;
-/// - names whose first or last character is not printable ASCII (the slow path trims Unicode
+/// - names whose first or last character is not printable ASCII (the reference trims Unicode
 ///   whitespace, which this codec does not re-implement);
-/// - strings with escapes or characters outside `FastJSONScanner`'s subset, and whitespace
-///   libyaml would read differently (a tab outside the brackets, a key split from its `:`);
-/// - documents over their `InputLimits` (bytes, values), as the YAML front end refuses them;
-///   trailing bytes; a byte-order mark.
+/// - strings with escapes or control characters, invalid UTF-8 (see `FastJSONScanner`);
+/// - anything that is not JSON: trailing commas, trailing bytes, comments, ...;
+/// - documents over their `InputLimits` (bytes, values), which the reference refuses.
+///
+/// `FastJSONTests` checks the contract differentially, against the reference, on the shipped
+/// corpus and on many generated, mutated and damaged documents.
 ///
 /// Encoding writes exactly what `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`
 /// writes for the same value (see `FastJSON+Encoding.swift`).
@@ -120,9 +123,10 @@ package enum FastJSON {
     ) -> T? {
         guard bytes.count <= limits.bytes else { return nil }
         var s = FastJSONScanner(bytes, maxNodes: limits.nodes)
-        s.skipOuterSpace()
+        s.skipByteOrderMark()
+        s.skipSpace()
         guard s.next == UInt8(ascii: "{"), let value = read(&s) else { return nil }
-        s.skipOuterSpace()
+        s.skipSpace()
         return s.atEnd ? value : nil
     }
 
@@ -280,7 +284,7 @@ package enum FastJSON {
 
     /// `{"license": "revoked", ...}`: any keys, string values (empty ones too), into
     /// `attributes`, which must be empty. A key equal (as a `String`) to an earlier one falls
-    /// back, so YAML's duplicate-key rule is never second-guessed.
+    /// back, so the reference's duplicate-key rule is never second-guessed.
     static func readAttributes(_ s: inout FastJSONScanner, into attributes: inout [String: String]) -> Bool {
         s.object { s, key in
             guard let value = s.string() else { return false }
@@ -433,7 +437,7 @@ extension FastJSON {
 /// The words of a vocabulary packed into 32-byte blocks, for matching bytes without making a
 /// `String`. Built from `allCases`, so it has the words `SyntaxReader.keyword` accepts;
 /// matching is byte for byte (stricter than `String`'s canonical equivalence, so never wider).
-/// A word longer than 32 bytes is never matched, so it falls back to the slow path.
+/// A word longer than 32 bytes is never matched, so it falls back to the reference.
 struct KeywordTable<K: PolicyKeyword>: Sendable {
     struct Packed: Equatable, Sendable {
         var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, d: UInt64 = 0
@@ -475,7 +479,7 @@ extension FastJSON {
 
 extension FastJSONScanner {
     /// A string naming something (`SyntaxReader.name`): non-empty, and (stricter than the
-    /// slow path's Unicode trimming) starting and ending with printable non-space ASCII.
+    /// reference's Unicode trimming) starting and ending with printable non-space ASCII.
     mutating func name() -> String? {
         guard let text = string(), let first = text.first, let last = text.last,
             (0x21...0x7E).contains(first), (0x21...0x7E).contains(last)

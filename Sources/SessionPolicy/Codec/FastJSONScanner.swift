@@ -2,22 +2,19 @@ import Foundation
 
 /// A cursor over the UTF-8 bytes of a JSON document, for `FastJSON`'s schema-driven readers.
 ///
-/// It recognises exactly a strict subset of JSON, chosen so that whatever it accepts, the
-/// YAML front end (libyaml through Yams, which reads JSON as YAML) reads the same way:
+/// It recognises a subset of JSON on which it reads exactly what the reference reader,
+/// `JSONSyntax`, reads:
 ///
-/// - strings without escapes, control characters, line separators or a byte-order mark,
-///   in valid UTF-8 (anything else makes the caller fall back to the slow path);
+/// - strings without escapes (the reference decodes those; here they fall back), in valid
+///   UTF-8, without control characters (which JSON refuses unescaped);
 /// - non-negative integers without fraction, exponent or leading zeros;
 /// - `true` and `false` (`null` is never a valid value in the shapes read here);
-/// - whitespace: spaces, line breaks and, inside brackets only, tabs (libyaml refuses a tab
-///   where a block-context token could start, that is outside every bracket);
-/// - a key's closing quote followed on the same line by `:`, within 1,000 bytes of its opening
-///   quote (libyaml forgets a "simple key" that spans lines or more than 1,024 characters).
+/// - JSON's whitespace (space, tab, line feed, carriage return) between any two tokens.
 ///
 /// The readers are driven by the expected shape, so nesting is bounded by the shape; `depth`
 /// is still counted and capped at `maxDepth`, and every value and key counts towards the same
-/// node budget as the YAML front end. Every method returns nil or false on anything outside
-/// the subset; the scanner never traps on malformed input.
+/// node budget as the reference. Every method returns nil or false on anything outside the
+/// subset; the scanner never traps on malformed input.
 struct FastJSONScanner {
     /// The document.
     let bytes: UnsafeRawBufferPointer
@@ -25,13 +22,11 @@ struct FastJSONScanner {
     private(set) var index = 0
     /// Containers currently open.
     private(set) var depth = 0
-    /// Keys, values and containers read so far (the YAML front end's node count).
+    /// Keys, values and containers read so far (the reference reader's node count).
     private(set) var nodes = 0
 
     /// Deepest nesting accepted (the shapes read need 5 levels).
     static let maxDepth = 32
-    /// Largest distance in bytes from a key's opening quote to its `:`.
-    static let maxKeySpan = 1000
 
     /// Most nodes accepted (the document's `InputLimits.nodes`).
     let maxNodes: Int
@@ -49,7 +44,7 @@ struct FastJSONScanner {
 
     // MARK: Whitespace
 
-    /// Skips whitespace inside a container: space, tab, line feed, carriage return.
+    /// Skips JSON whitespace: space, tab, line feed, carriage return.
     mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -59,14 +54,9 @@ struct FastJSONScanner {
         }
     }
 
-    /// Skips whitespace outside every container: space, line feed, carriage return (no tabs).
-    mutating func skipOuterSpace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
+    /// Skips a byte-order mark at the very start (the reference ignores one there).
+    mutating func skipByteOrderMark() {
+        if index == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
     }
 
     /// Skips whitespace, then consumes `byte` if it comes next.
@@ -143,14 +133,9 @@ struct FastJSONScanner {
         }
     }
 
-    /// A key and its `:`, under the single-line and length rules above.
+    /// A key and its `:`.
     private mutating func key() -> UnsafeRawBufferPointer? {
-        skipSpace()
-        let start = index
-        guard let key = string() else { return nil }
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":"), index - start <= Self.maxKeySpan else { return nil }
-        index += 1
+        guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
         return key
     }
 
@@ -182,9 +167,8 @@ struct FastJSONScanner {
                 return UnsafeRawBufferPointer(start: base + start, count: i - start)
             }
             if b < 0x80 {
-                // Controls would be invalid JSON (and libyaml folds line breaks); escapes are
-                // left to the slow path.
-                guard b >= 0x20, b != UInt8(ascii: "\\"), b != 0x7F else { return nil }
+                // Controls are invalid JSON; escapes are left to the reference.
+                guard b >= 0x20, b != UInt8(ascii: "\\") else { return nil }
                 i += 1
             } else {
                 guard let width = Self.scalarWidth(bytes, at: i) else { return nil }
@@ -194,46 +178,34 @@ struct FastJSONScanner {
     }
 
     /// The high bit of each of the 8 bytes in `w` (first byte lowest) that is a quote, a
-    /// backslash, a control (below 0x20, or 0x7F) or non-ASCII, by the usual "has a byte less
-    /// than / equal to" bit tricks. Bits above the lowest may be false alarms (borrows carry
-    /// upwards); the lowest set bit is always the first such byte, which is all that is used.
+    /// backslash, a control (below 0x20) or non-ASCII, by the usual "has a byte less than /
+    /// equal to" bit tricks. Bits above the lowest may be false alarms (borrows carry upwards);
+    /// the lowest set bit is always the first such byte, which is all that is used.
     @inline(__always)
     static func flags(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & high }
         let below20 = (w &- ones &* 0x20) & ~w & high
-        return (w & high) | below20 | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
+        return (w & high) | below20 | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C))
     }
 
-    /// The length of the UTF-8 sequence at `i` if it is valid and its scalar is one libyaml
-    /// reads as an ordinary character inside a quoted scalar: U+00A0...U+D7FF,
-    /// U+E000...U+FFFD and U+10000...U+10FFFF, except the line and paragraph separators
-    /// (U+2028, U+2029: line breaks to YAML) and U+FEFF (a byte-order mark). U+0080...U+009F
-    /// (C1 controls and U+0085, a YAML line break) are excluded by the first range.
+    /// The length of the UTF-8 sequence at `i` if it is valid UTF-8 (the sequences the
+    /// reference accepts: no overlong forms, no surrogates, nothing above U+10FFFF).
     static func scalarWidth(_ b: UnsafeRawBufferPointer, at i: Int) -> Int? {
         let lead = b[i]
-        func cont(_ k: Int) -> UInt32? {
-            guard i + k < b.count else { return nil }
-            let c = b[i + k]
-            return c & 0xC0 == 0x80 ? UInt32(c & 0x3F) : nil
+        func cont(_ k: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+            i + k < b.count && range.contains(b[i + k])
         }
         switch lead {
-        case 0xC2...0xDF:
-            guard let c1 = cont(1) else { return nil }
-            let v = UInt32(lead & 0x1F) << 6 | c1
-            return v >= 0xA0 ? 2 : nil
-        case 0xE0...0xEF:
-            guard let c1 = cont(1), let c2 = cont(2) else { return nil }
-            let v = UInt32(lead & 0x0F) << 12 | c1 << 6 | c2
-            guard v >= 0x800, v < 0xD800 || v >= 0xE000, v <= 0xFFFD, v != 0x2028, v != 0x2029, v != 0xFEFF else { return nil }
-            return 3
-        case 0xF0...0xF4:
-            guard let c1 = cont(1), let c2 = cont(2), let c3 = cont(3) else { return nil }
-            let v = UInt32(lead & 0x07) << 18 | c1 << 12 | c2 << 6 | c3
-            return v >= 0x10000 && v <= 0x10FFFF ? 4 : nil
-        default:
-            return nil
+        case 0xC2...0xDF: return cont(1) ? 2 : nil
+        case 0xE0: return cont(1, 0xA0...0xBF) && cont(2) ? 3 : nil
+        case 0xE1...0xEC, 0xEE...0xEF: return cont(1) && cont(2) ? 3 : nil
+        case 0xED: return cont(1, 0x80...0x9F) && cont(2) ? 3 : nil
+        case 0xF0: return cont(1, 0x90...0xBF) && cont(2) && cont(3) ? 4 : nil
+        case 0xF1...0xF3: return cont(1) && cont(2) && cont(3) ? 4 : nil
+        case 0xF4: return cont(1, 0x80...0x8F) && cont(2) && cont(3) ? 4 : nil
+        default: return nil
         }
     }
 

@@ -41,6 +41,8 @@ extension DiagnosticCode {
     public static let inputTooLarge = DiagnosticCode("input-too-large")
     public static let invalidUTF8 = DiagnosticCode("invalid-utf8")
     public static let yamlSyntax = DiagnosticCode("yaml-syntax")
+    /// JSON that is not strict RFC 8259 JSON (`JSONSyntax`): trailing commas, bad escapes, ...
+    public static let invalidJSON = DiagnosticCode("invalid-json")
     public static let yamlAnchor = DiagnosticCode("yaml-anchor")
     public static let nestingTooDeep = DiagnosticCode("nesting-too-deep")
     public static let tooManyNodes = DiagnosticCode("too-many-nodes")

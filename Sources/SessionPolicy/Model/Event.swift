@@ -5,6 +5,11 @@
 /// "auth_mode": "biometric", "cause": "network", "unsynced_items": 2, "attributes": {"license": "revoked"}}`.
 /// `network` is required for `launch`, `resume` and `register`; `auth_mode` for
 /// `idp_login_succeeded`; `cause` for `refresh_failed`.
+///
+/// Read JSON with `init(json:file:)`, which applies these rules and those of every input and
+/// reports problems as located diagnostics. The `Codable` conformance is the **lenient storage
+/// form** (see `SessionState`): decoding checks types, words and times but not the rules above,
+/// unknown or repeated keys, or names; it is not an input reader.
 public struct Event: Sendable, Codable, Equatable {
     /// What happened.
     public var kind: EventKind

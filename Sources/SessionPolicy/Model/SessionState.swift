@@ -6,6 +6,14 @@
 ///   "last_idp_login": "...Z", "last_online": "...Z", "last_activity": "...Z",
 ///   "highest_time": "...Z", "failures": {"biometric": 0, "offline_login": 0, "idp_login": 0},
 ///   "read_only": false, "biometric_locked": false}`
+///
+/// Read JSON from anywhere else with `init(json:file:)`, which applies the rules of every
+/// input (strict JSON, no unknown or repeated keys, names without surrounding spaces, the
+/// input limits) and reports problems as located diagnostics. The `Codable` conformance is the
+/// **lenient storage form**: it writes the same shape, but decoding checks only types, words and
+/// times (Foundation's parser decides the syntax; unknown keys are ignored, a repeated key's
+/// last value wins). It is meant for values this library wrote, such as the server's stored
+/// states; no example reads input through it.
 public struct SessionState: Sendable, Codable, Equatable {
     /// The machine state.
     public var state: MachineState

@@ -1,6 +1,6 @@
-/// Bounds on one input document, enforced by every reader (the YAML front end and the fast
-/// JSON reader) before it builds anything: its size, how many keys and values it holds, and how
-/// deep they nest. Past a bound the input is refused with a located diagnostic.
+/// Bounds on one input document, enforced by every reader (the YAML front end, the JSON reader
+/// `JSONSyntax` and the fast JSON reader) as it reads: its size, how many keys and values it
+/// holds, and how deep they nest. Past a bound the input is refused with a located diagnostic.
 public struct InputLimits: Sendable, Hashable {
     /// Largest input accepted, in bytes.
     public var bytes: Int

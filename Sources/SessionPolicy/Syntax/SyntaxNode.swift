@@ -1,7 +1,8 @@
 /// A located syntax tree: what a YAML or JSON document says, with where it says it.
 ///
-/// Front ends (such as `SessionPolicyYAML`) build it; the validators read policies, session
-/// states, events and scenarios from it so that every problem has a `file:line:column`.
+/// Front ends (`JSONSyntax` here, `YAMLSyntax` in `SessionPolicyYAML`) build it; the validators
+/// read policies, session states, events and scenarios from it so that every problem has a
+/// `file:line:column`.
 public struct SyntaxNode: Sendable, Equatable {
     /// The shape of a node.
     public enum Kind: Sendable, Equatable {

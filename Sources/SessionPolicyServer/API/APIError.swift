@@ -6,8 +6,6 @@ public import SessionPolicy
 
 /// Diagnostic codes only the server uses (documented in docs/diagnostics.md with the others).
 extension DiagnosticCode {
-    /// The body is not valid JSON.
-    public static let invalidJSON = DiagnosticCode("invalid-json")
     /// No route for this path, or no such session, device session or policy.
     public static let notFound = DiagnosticCode("not-found")
     /// No valid user token, or a wrong pool secret.

@@ -2,10 +2,10 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SessionPolicy
-import SessionPolicyYAML
 
-/// Reading JSON request bodies: bounded, strictly JSON, then the same located reader the CLI
-/// uses, so a mistake gets the CLI's diagnostic (`body:LINE:COLUMN`, message, help).
+/// Reading JSON request bodies: bounded, then the core's strict JSON reader (`JSONSyntax`), the
+/// one the CLI uses for JSON input, so a mistake gets the CLI's diagnostic (`body:LINE:COLUMN`,
+/// message, help).
 enum RequestBody {
     /// The file name diagnostics give a request body.
     static let file = "body"
@@ -20,21 +20,17 @@ enum RequestBody {
         return try await request.collectBody(upTo: limit)
     }
 
-    /// The located syntax of a JSON object body within `limits`; anything else is a 400 with diagnostics.
+    /// The located syntax of a JSON body within `limits`; anything else is a 400 with diagnostics.
     static func syntax(_ buffer: ByteBuffer, limits: InputLimits = .files) throws(APIError) -> SyntaxNode {
-        let mistake = buffer.withUnsafeReadableBytes { StrictJSON.check($0) }
-        if let mistake {
-            throw .badRequest([
-                .error(
-                    .invalidJSON, mistake.message, at: SourceLocation(file: file, line: mistake.line, column: mistake.column),
-                    help: "send one JSON object (`Content-Type: application/json`)")
-            ])
-        }
-        switch YAMLSyntax.parse(Data(buffer: buffer), file: file, limits: limits) {
+        switch buffer.withUnsafeReadableBytes({ JSONSyntax.parse($0, file: file, limits: limits) }) {
         case let .failure(e):
             throw .badRequest(e.diagnostics)
         case .success(nil):
-            throw .badRequest([.error(.emptyDocument, "the body is empty", at: SourceLocation(file: file, line: 1, column: 1))])
+            throw .badRequest([
+                .error(
+                    .invalidJSON, "the body is empty", at: SourceLocation(file: file, line: 1, column: 1),
+                    help: "send one JSON object (`Content-Type: application/json`)")
+            ])
         case let .success(node?):
             return node
         }
