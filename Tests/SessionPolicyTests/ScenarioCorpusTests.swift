@@ -8,7 +8,7 @@ import Testing
 struct ScenarioCorpusTests {
     static let input = CheckInput.load(policies: [Fixtures.path("policies")], scenarios: [Fixtures.path("examples")])
 
-    @Test("shipped policies and scenarios load without diagnostics")
+    @Test("shipped policies and scenarios load without diagnostics, not even a warning")
     func loads() {
         #expect(Self.input.diagnostics.isEmpty, "\(Self.input.diagnostics)")
         #expect(Self.input.scenarios.count >= 30)
@@ -19,13 +19,6 @@ struct ScenarioCorpusTests {
         let s = try #require(Self.input.scenarios.first { $0.name == name })
         let result = ScenarioRunner.run(s, against: try #require(Self.input.policies[s.policy]).compiled)
         #expect(result.passed, "\(result.failure?.mismatches ?? [])")
-    }
-
-    @Test("the scenarios cover every behaviour of this release")
-    func coverage() {
-        let covered = Set(Self.input.scenarios.flatMap(\.covers))
-        let required = (1...8).map { "K\($0)" } + (1...5).map { "S\($0)" } + (1...5).map { "I\($0)" } + ["A1"] + (1...4).map { "X\($0)" }
-        #expect(required.filter { !covered.contains($0) } == [])
     }
 
     @Test("every shipped policy has scenarios")

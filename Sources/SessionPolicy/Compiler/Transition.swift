@@ -118,7 +118,7 @@ public struct Action: Sendable, Hashable {
     public var effects: Effects
     /// Notices for the user interface.
     public var notices: Notices
-    /// Whether the decision names the offline scope (SPEC K4).
+    /// Whether the decision names the offline scope (behaviour K4, docs/behaviours.md).
     public var namesScope: Bool
     /// Whether an `idp_login` decision should use the auth mode of the last IdP login.
     public var usesPreviousAuthMode: Bool

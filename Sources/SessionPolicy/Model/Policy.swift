@@ -1,5 +1,5 @@
-/// A validated session policy: every lever of SPEC §3 with its value and, where the file set
-/// it, the place it was set. Build one with `PolicyLoader` (from syntax) or in code.
+/// A validated session policy: every lever of the policy language (README, "Policy language
+/// reference") with its value and, where the file set it, the place it was set. Build one with `PolicyLoader` (from syntax) or in code.
 public struct Policy: Sendable, Codable, Equatable {
     /// The policy language version; only `1` exists.
     public var version: Int
@@ -21,7 +21,7 @@ public struct Policy: Sendable, Codable, Equatable {
     public var signals: Signals
     /// Device rules.
     public var device: Device
-    /// Adopting a device session another app of the vendor created (SPEC A1).
+    /// Adopting a device session another app of the vendor created (behaviour A1, docs/behaviours.md).
     public var crossApp: CrossApp
     /// Custom facts events may report, for rules.
     public var attributes: [AttributeDeclaration]
