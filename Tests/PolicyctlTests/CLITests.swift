@@ -273,6 +273,21 @@ struct CLITests {
         #expect(bad.status == 2)
     }
 
+    /// argument-parser wraps the overview itself: a run of spaces inside a line of it is text
+    /// that lost its line breaks (a multi-line string literal joined without `\\`).
+    @Test(
+        "--help prints the overview without runs of spaces",
+        arguments: [[], ["check"], ["lint"], ["eval"], ["explain"], ["compile"], ["serve"]])
+    func helpHasNoRunsOfSpaces(_ command: [String]) throws {
+        let r = try CLI.run(command + ["--help"])
+        #expect(r.status == 0)
+        let overview = try #require(r.stdout.components(separatedBy: "\nUSAGE:").first)
+        #expect(overview.hasPrefix("OVERVIEW: "), "\(r.stdout)")
+        for line in overview.split(separator: "\n") {
+            #expect(line.trimmingCharacters(in: .whitespaces).firstMatch(of: /\S {2,}\S/) == nil, "`\(line)`")
+        }
+    }
+
     @Test("--help documents the exit codes")
     func help() throws {
         let r = try CLI.run(["check", "--help"])

@@ -14,9 +14,25 @@ struct ScenarioCorpusTests {
         #expect(Self.input.scenarios.count >= 30)
     }
 
-    @Test("every shipped scenario passes", arguments: input.scenarios.map(\.name))
-    func passes(_ name: String) throws {
-        let s = try #require(Self.input.scenarios.first { $0.name == name })
+    /// A scenario's key: names are unique only within their file, so the file is part of it.
+    struct Key: Hashable, Sendable, CustomTestStringConvertible {
+        var file: String
+        var name: String
+        var testDescription: String { "\(file.split(separator: "/").last ?? ""): \(name)" }
+    }
+
+    static let keys = input.scenarios.map { Key(file: $0.file, name: $0.name) }
+
+    @Test("every shipped scenario has its own key (file and name)")
+    func keysUnique() {
+        #expect(Set(Self.keys).count == Self.input.scenarios.count)
+    }
+
+    @Test("every shipped scenario passes", arguments: keys)
+    func passes(_ key: Key) throws {
+        let found = Self.input.scenarios.filter { $0.file == key.file && $0.name == key.name }
+        #expect(found.count == 1)
+        let s = try #require(found.first)
         let result = ScenarioRunner.run(s, against: try #require(Self.input.policies[s.policy]).compiled)
         #expect(result.passed, "\(result.failure?.mismatches ?? [])")
     }

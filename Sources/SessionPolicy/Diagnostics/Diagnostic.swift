@@ -67,7 +67,6 @@ extension DiagnosticCode {
     public static let ruleNotAllowed = DiagnosticCode("rule-not-allowed")
     // Scenario files.
     public static let unknownPolicy = DiagnosticCode("unknown-policy")
-    public static let ambiguousPolicy = DiagnosticCode("ambiguous-policy")
     public static let duplicatePolicyName = DiagnosticCode("duplicate-policy-name")
     /// A warning: a `covers:` id written like a behaviour id of the catalogue that is not one.
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")
