@@ -25,10 +25,22 @@ public struct CheckReport: Sendable {
 
     public var passed: Int { results.filter(\.passed).count }
     public var failed: Int { results.count - passed }
-    /// The behaviour ids covered by passing scenarios, in SPEC order.
+    /// The ids named by scenarios that passed and expect something (one that expects nothing
+    /// demonstrates nothing).
+    var demonstrated: Set<String> {
+        Set(results.filter { $0.passed && $0.scenario.expectsSomething }.flatMap(\.scenario.covers))
+    }
+
+    /// The catalogue's behaviour ids (docs/behaviours.md) covered by passing scenarios, in the
+    /// catalogue's order.
     public var covered: [String] {
-        let ids = Set(results.filter(\.passed).flatMap(\.scenario.covers))
+        let ids = demonstrated
         return Behaviours.all.filter(ids.contains)
+    }
+
+    /// The user's own ids (any `covers:` id outside the catalogue) covered by passing scenarios, sorted.
+    public var requirementsCovered: [String] {
+        demonstrated.filter { !Behaviours.isCatalogue($0) }.sorted()
     }
 
     /// The closing line.
@@ -106,9 +118,12 @@ public struct CheckReport: Sendable {
             out += "FAIL \(title(r.scenario))\n"
             if let f = r.failure { out += Self.details(f) }
         }
-        let total = Set(results.flatMap(\.scenario.covers))
-        if !total.isEmpty {
+        let named = Set(results.flatMap(\.scenario.covers))
+        if named.contains(where: Behaviours.isCatalogue) {
             out += "behaviours covered: \(covered.joined(separator: " "))\n"
+        }
+        if named.contains(where: { !Behaviours.isCatalogue($0) }) {
+            out += "requirements covered: \(requirementsCovered.joined(separator: " "))\n"
         }
         if let coverage { out += coverage.human(detail: coverageDetail) }
         out += summary + "\n"
@@ -137,7 +152,13 @@ public struct CheckReport: Sendable {
             var passed: Int
             var failed: Int
             var covered: [String]
+            var requirementsCovered: [String]
             var coverage: CoverageReport.JSON?
+
+            enum CodingKeys: String, CodingKey {
+                case scenarios, passed, failed, covered, coverage
+                case requirementsCovered = "requirements_covered"
+            }
         }
         let items = results.map { r in
             Item(
@@ -149,6 +170,8 @@ public struct CheckReport: Sendable {
                 })
         }
         return JSONOutput.string(
-            Report(scenarios: items, passed: passed, failed: failed, covered: covered, coverage: coverage?.json)) + "\n"
+            Report(
+                scenarios: items, passed: passed, failed: failed, covered: covered, requirementsCovered: requirementsCovered,
+                coverage: coverage?.json)) + "\n"
     }
 }

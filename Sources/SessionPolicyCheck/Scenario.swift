@@ -8,7 +8,8 @@ public struct Scenario: Sendable {
     public var location: SourceLocation
     /// Its name, unique in its file.
     public var name: String
-    /// The SPEC behaviour ids it demonstrates (`K3`, `S2`, ...).
+    /// The ids it demonstrates: behaviour ids of the catalogue (`K3`, `S2`, ...; `Behaviours.all`,
+    /// docs/behaviours.md) and any requirement ids of the user's own (`REQ-12`), in file order.
     public var covers: [String]
     /// The name of the policy it runs against.
     public var policy: String
@@ -16,6 +17,10 @@ public struct Scenario: Sendable {
     public var initial: SessionState
     /// The steps, in order.
     public var steps: [Step]
+
+    /// Whether any step checks anything. A scenario that expects nothing passes whatever the
+    /// policy decides: `check` warns about it (`no-expectations`) and counts none of its ids as covered.
+    public var expectsSomething: Bool { steps.contains { $0.expect.checksSomething } }
 
     /// One event and what must come of it.
     public struct Step: Sendable {
@@ -47,11 +52,48 @@ public struct Scenario: Sendable {
         /// The diagnostic code the event must be rejected with.
         public var error: DiagnosticCode?
         public init() {}
+
+        /// Whether anything is checked: false for a step without `expect` or with `expect: {}`.
+        /// A field added above must be added here too.
+        public var checksSomething: Bool {
+            decision != nil || reason != nil || message != nil || state != nil || scope != nil || notices != nil
+                || authMode != nil || noticeDelay != nil || user != nil || error != nil
+        }
     }
 }
 
-/// The behaviour ids of SPEC §4 that scenarios may cover.
+/// The project's behaviour catalogue: the ids of `docs/behaviours.md`, in its order.
+///
+/// That document is the list's home (each id with its sentence and its source); this copy is
+/// what the `policyctl` binary carries, and `BehaviourCatalogueTests` fails when the two differ.
+/// Scenarios may also name ids of their own (a team's requirement ids): see `Scenario.covers`.
 public enum Behaviours {
-    public static let all: [String] =
-        (1...8).map { "K\($0)" } + (1...5).map { "S\($0)" } + (1...5).map { "I\($0)" } + (1...3).map { "A\($0)" } + (1...4).map { "X\($0)" }
+    /// Every catalogue id, in the document's order.
+    public static let all: [String] = [
+        "K1", "K2", "K3", "K4", "K5", "K6", "K7", "K8",
+        "S1", "S2", "S3", "S4", "S5",
+        "I1", "I2", "I3", "I4", "I5",
+        "A1", "A2", "A3",
+        "X1", "X2", "X3", "X4",
+    ]
+
+    /// Whether `id` is a catalogue id.
+    public static func isCatalogue(_ id: String) -> Bool { all.contains(id) }
+
+    /// For an id that is not in the catalogue but is written like one (a catalogue letter, in
+    /// either case, then digits only: `K9`, `k3`, `S05`), what to say about it; nil for any
+    /// other id, which is taken as the user's own requirement id without comment.
+    static func lookalikeHelp(_ id: String) -> String? {
+        guard !isCatalogue(id), let first = id.first, id.count > 1 else { return nil }
+        let letters = Set(all.compactMap(\.first))
+        let letter = Character(first.uppercased())
+        let digits = id.dropFirst()
+        guard letters.contains(letter), digits.allSatisfy(\.isASCII), let number = Int(digits), digits.allSatisfy(\.isNumber)
+        else { return nil }
+        let canonical = "\(letter)\(number)"
+        if isCatalogue(canonical) { return "did you mean `\(canonical)`?" }
+        let range = all.filter { $0.first == letter }
+        return "the catalogue's \(letter) ids are \(range.first!)-\(range.last!) (docs/behaviours.md); "
+            + "give a requirement of your own an id that does not look like one, such as `REQ-\(number)`"
+    }
 }

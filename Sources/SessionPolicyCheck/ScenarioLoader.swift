@@ -2,7 +2,10 @@ import Foundation
 public import SessionPolicy
 import SessionPolicyYAML
 
-/// Reads scenario files (SPEC §5) into `Scenario` values, with located diagnostics.
+/// Reads scenario files (README, "Scenario files") into `Scenario` values, with located diagnostics.
+///
+/// Warnings do not stop a scenario from loading: an id in `covers:` written like a catalogue id
+/// that is not one (`unknown-behaviour`), a scenario that expects nothing (`no-expectations`).
 public enum ScenarioLoader {
     // The keys each mapping accepts; the tests check that `schemas/scenario.schema.json` lists
     // exactly the same keys.
@@ -40,12 +43,13 @@ public enum ScenarioLoader {
             if let c = f["covers"], let items = r.list(c, f.path("covers")) {
                 for item in items {
                     guard let id = r.name(item, f.path("covers")) else { continue }
-                    if Behaviours.all.contains(id) {
-                        covers.append(id)
-                    } else {
-                        r.error(
-                            .unknownBehaviour, "unknown behaviour id `\(id)`", at: item,
-                            help: Suggestion.publicHelp(for: id, in: Behaviours.all))
+                    // Any id is accepted: the catalogue's, or a requirement id of the user's own.
+                    // Only an id written like a catalogue id that is not one is worth a word.
+                    covers.append(id)
+                    if let help = Behaviours.lookalikeHelp(id) {
+                        r.warning(
+                            .unknownBehaviour, "`\(id)` looks like a behaviour id but is not in the catalogue", at: item,
+                            help: help)
                     }
                 }
             }
@@ -76,11 +80,15 @@ public enum ScenarioLoader {
                 }
                 if s.isEmpty { r.error(.missingKey, "`\(name)` has no steps", at: node, help: "add at least one step") }
             }
-            if r.diagnostics.count == before, let policy {
-                out.append(
-                    Scenario(
-                        file: file, location: node.location, name: name, covers: covers, policy: policy,
-                        initial: initial, steps: steps))
+            if let policy, !r.diagnostics[before...].contains(where: { $0.severity == .error }) {
+                let scenario = Scenario(
+                    file: file, location: node.location, name: name, covers: covers, policy: policy, initial: initial, steps: steps)
+                if !scenario.expectsSomething {
+                    r.warning(
+                        .noExpectations, "scenario `\(name)` expects nothing, so it passes whatever the policy decides",
+                        at: node, help: "add `expect:` to a step, for example `expect: { decision: allow }`")
+                }
+                out.append(scenario)
             }
         }
         return (out, r.diagnostics)

@@ -7,7 +7,10 @@ struct Explain: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the path through the policy that produced a decision.",
         discussion: """
-            `explain POLICY INPUT` reads one document with `event` and an optional `state`;             `explain POLICY STATE EVENT` reads them from two documents (`-` is standard input).             Every guard tried is listed in order with the facts it looked at and the policy line it             comes from; the one that decided is marked.
+            `explain POLICY INPUT` reads one document with `event` and an optional `state`; \
+            `explain POLICY STATE EVENT` reads them from two documents (`-` is standard input). \
+            Every guard tried is listed in order with the facts it looked at and the policy line it \
+            comes from; the one that decided is marked.
             Exit codes: 0 explained; 2 invalid input; 64 usage error.
             """)
 

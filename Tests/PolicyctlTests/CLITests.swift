@@ -84,10 +84,6 @@ struct CLITests {
                 "unknown-policy"
             ),
             (
-                "policy: spendiq\nscenarios:\n  - name: x\n    covers: [K99]\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, network: offline}]\n",
-                "unknown-behaviour"
-            ),
-            (
                 "policy: spendiq\nscenarios:\n  - name: x\n    start: 2026-01-01T00:00:00Z\n    steps: [{event: launch, netwrk: offline}]\n",
                 "unknown-key"
             ),
@@ -104,6 +100,33 @@ struct CLITests {
         #expect(r.status == 2)
         #expect(r.stderr.contains("error[\(code)]"), "\(r.stderr)")
         #expect(r.stderr.contains("\(path):"))
+    }
+
+    /// Standard output and standard error of `policyctl check` on Tests/Fixtures/check/warnings.yaml
+    /// are in warnings.expected (re-record with RECORD_SNAPSHOTS=1).
+    @Test("check accepts ids of one's own, warns about a look-alike id and a scenario that expects nothing, and exits 0")
+    func checkWarnings() throws {
+        let scenarios = "Tests/Fixtures/check/warnings.yaml"
+        let r = try CLI.run(["check", "policies/spendiq.yaml", scenarios, "-v"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lastLine == "3 passed, 0 failed")
+        #expect(r.stdout.contains("\nbehaviours covered: S2\nrequirements covered: K9 REQ-7 s1\n"), "\(r.stdout)")
+        #expect(r.stderr.contains("\(scenarios):20:14: warning[unknown-behaviour]: `s1` looks like a behaviour id"), "\(r.stderr)")
+        #expect(r.stderr.contains("= help: did you mean `S1`?"))
+        #expect(r.stderr.contains("\(scenarios):20:18: warning[unknown-behaviour]: `K9` looks like a behaviour id"))
+        #expect(r.stderr.contains("\(scenarios):31:5: warning[no-expectations]: scenario `expects nothing` expects nothing"))
+        if let diff = Golden.check(
+            "$ policyctl check policies/spendiq.yaml \(scenarios) -v\n--- standard output\n\(r.stdout)--- standard error\n\(r.stderr)",
+            against: "Tests/Fixtures/check/warnings.expected")
+        {
+            Issue.record(Comment(rawValue: diff))
+        }
+        let json = try CLI.run(["check", "policies/spendiq.yaml", scenarios, "--format", "json"])
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["covered"] as? [String] == ["S2"])
+        #expect(object["requirements_covered"] as? [String] == ["K9", "REQ-7", "s1"])
+        #expect(json.stderr.contains("warning[no-expectations]"))
     }
 
     @Test(
@@ -274,6 +297,21 @@ struct CLITests {
         #expect(r.lastLine.hasPrefix("message: "))
         let bad = try CLI.run(["explain", "policies/kobil-offline-token.yaml", state, state])
         #expect(bad.status == 2)
+    }
+
+    /// argument-parser wraps the overview itself: a run of spaces inside a line of it is text
+    /// that lost its line breaks (a multi-line string literal joined without `\\`).
+    @Test(
+        "--help prints the overview without runs of spaces",
+        arguments: [[], ["check"], ["lint"], ["eval"], ["explain"], ["compile"], ["serve"]])
+    func helpHasNoRunsOfSpaces(_ command: [String]) throws {
+        let r = try CLI.run(command + ["--help"])
+        #expect(r.status == 0)
+        let overview = try #require(r.stdout.components(separatedBy: "\nUSAGE:").first)
+        #expect(overview.hasPrefix("OVERVIEW: "), "\(r.stdout)")
+        for line in overview.split(separator: "\n") {
+            #expect(line.trimmingCharacters(in: .whitespaces).firstMatch(of: /\S {2,}\S/) == nil, "`\(line)`")
+        }
     }
 
     @Test("--help documents the exit codes")

@@ -5,7 +5,7 @@ import SessionPolicyServer
 import SessionPolicyTestSupport
 import Testing
 
-/// Cross-app device sessions end to end over HTTP (SPEC A1-A3), against every store.
+/// Cross-app device sessions end to end over HTTP (behaviours A1-A3, docs/behaviours.md), against every store.
 @Suite("Device session API")
 struct DeviceSessionAPITests {
     static let crm = "com.example.crm", field = "com.example.field-service"
@@ -24,7 +24,9 @@ struct DeviceSessionAPITests {
             "/v1/device-sessions/exchange", "{\"pool\":\"vendor\",\"ticket\":\"\(ticket)\"}", headers: [.poolSecret: secret])
     }
 
-    @Test("create, detect (display data and a ticket, never tokens), exchange once, destroy", arguments: TestStorage.available)
+    @Test(
+        "create, detect (display data and a ticket, never tokens), exchange once, destroy one app's or all (A2, A3)",
+        arguments: TestStorage.available)
     func flow(_ storage: TestStorage) async throws {
         try await TestServer.run(storage) { http in
             let user = unique("alice"), device = unique("phone")
@@ -72,7 +74,7 @@ struct DeviceSessionAPITests {
         }
     }
 
-    @Test("the policy decides adoption: an app it does not list gets no ticket")
+    @Test("the policy decides adoption: an app it does not list gets no ticket (A1, A2)")
     func policyRefuses() async throws {
         try await TestServer.run(.sqlite) { http in
             let device = unique("phone")
@@ -88,7 +90,7 @@ struct DeviceSessionAPITests {
         }
     }
 
-    @Test("logout through the stateful API ends the app's device session")
+    @Test("logout through the stateful API ends the app's device session (A3)")
     func logoutDestroys() async throws {
         try await TestServer.run(.sqlite) { http in
             let user = unique("alice"), device = unique("phone")

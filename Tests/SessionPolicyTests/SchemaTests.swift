@@ -341,8 +341,11 @@ struct SchemaTests {
         #expect(try Self.errors(s, "scenarios: []\n").contains { $0.contains("at least 1") })
         let noStart = "scenarios:\n  - name: s\n    steps: [{ event: launch, network: online }]\n"
         #expect(try Self.errors(s, noStart).contains { $0.contains("missing key `start`") })
-        let badCover = Self.scenarioBase.replacingOccurrences(of: "start:", with: "covers: [K9]\n    start:")
+        // Any id is accepted in `covers:` (the catalogue's, or the user's own); an empty one is not.
+        let badCover = Self.scenarioBase.replacingOccurrences(of: "start:", with: "covers: [\"\"]\n    start:")
         #expect(try Self.errors(s, badCover).contains { $0.contains("covers[0]") })
+        let ownCover = Self.scenarioBase.replacingOccurrences(of: "start:", with: "covers: [K3, REQ-12, K9]\n    start:")
+        #expect(try Self.errors(s, ownCover) == [])
         let relativeStart = Self.scenarioBase.replacingOccurrences(of: "2026-03-01T09:00:00Z", with: "+1d")
         #expect(try Self.errors(s, relativeStart).contains { $0.contains("start") })
         let badState = Self.scenarioBase.replacingOccurrences(of: "    steps:", with: "    state: { user: ana }\n    steps:")

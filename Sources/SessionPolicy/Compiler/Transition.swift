@@ -119,7 +119,7 @@ package struct Action: Sendable, Hashable {
     package var effects: Effects
     /// Notices for the user interface.
     package var notices: Notices
-    /// Whether the decision names the offline scope (behaviour K4).
+    /// Whether the decision names the offline scope (behaviour K4, docs/behaviours.md).
     package var namesScope: Bool
     /// Whether an `idp_login` decision should use the auth mode of the last IdP login.
     package var usesPreviousAuthMode: Bool

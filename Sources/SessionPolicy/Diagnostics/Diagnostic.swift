@@ -69,9 +69,11 @@ extension DiagnosticCode {
     public static let ruleNotAllowed = DiagnosticCode("rule-not-allowed")
     // Scenario files.
     public static let unknownPolicy = DiagnosticCode("unknown-policy")
-    public static let ambiguousPolicy = DiagnosticCode("ambiguous-policy")
     public static let duplicatePolicyName = DiagnosticCode("duplicate-policy-name")
+    /// A warning: a `covers:` id written like a behaviour id of the catalogue that is not one.
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")
+    /// A warning: a scenario with no expectation in any step, which passes whatever happens.
+    public static let noExpectations = DiagnosticCode("no-expectations")
     public static let noScenarios = DiagnosticCode("no-scenarios")
     public static let noPolicies = DiagnosticCode("no-policies")
     // Lint warnings (`policyctl lint`): legal policies a security reviewer should look at.

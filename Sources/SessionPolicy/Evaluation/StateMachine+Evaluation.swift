@@ -103,7 +103,8 @@ extension StateMachine {
     }
 
     /// The time used for elapsed-time checks, in milliseconds: the event's time, but never
-    /// earlier than the highest time seen, so a clock set back never extends a window (SPEC X1).
+    /// earlier than the highest time seen, so a clock set back never extends a window
+    /// (behaviour X1, docs/behaviours.md).
     @inline(__always) static func now(_ state: SessionState, _ event: Event) -> Int64 {
         let t = event.time.millisecondsSinceEpoch
         guard let h = highestSeen(state) else { return t }

@@ -1,6 +1,7 @@
 /// Warnings about policies that are legal but that a security reviewer should look at twice
-/// (`policyctl lint`, SPEC §3): levers that make sessions last for ever, weak reactions, limits
-/// that are no limits, and levers that can never decide.
+/// (`policyctl lint`; the levers are those of the README's "Policy language reference"): levers
+/// that make sessions last for ever, weak reactions, limits that are no limits, and levers that
+/// can never decide.
 ///
 /// The linter is pure: a validated policy in (its conditions checked once, by the validator), sorted warnings out. A policy may accept a warning on
 /// purpose by listing its code under `lint.allow`; an entry there that matches no warning is

@@ -22,7 +22,7 @@ public struct Policy: Sendable, Codable, Equatable {
     public var signals: Signals
     /// Device rules.
     public var device: Device
-    /// Adopting a device session another app of the vendor created (SPEC A1).
+    /// Adopting a device session another app of the vendor created (behaviour A1, docs/behaviours.md).
     public var crossApp: CrossApp
     /// Custom facts events may report, for rules.
     public var attributes: [AttributeDeclaration]

@@ -109,7 +109,7 @@ public enum RefreshFailureCause: String, PolicyKeyword {
     case invalidToken = "invalid_token"
 }
 
-/// The offline credential (SPEC K4, seed 000).
+/// The offline credential (behaviour K4, docs/behaviours.md).
 public enum OfflineCredential: String, PolicyKeyword {
     /// An OAuth refresh token of type offline (RFC 6749 §6).
     case offlineToken = "offline_token"

@@ -1,5 +1,5 @@
-/// Reads and validates a policy from located syntax (README "The policy file"). Every problem in the file is
-/// reported, each with its place and a hint.
+/// Reads and validates a policy from located syntax (the levers of the README's "Policy language
+/// reference"). Every problem in the file is reported, each with its place and a hint.
 public enum PolicyLoader {
     // The keys each mapping accepts. The loader reads them from here, and the tests check
     // that `schemas/policy.schema.json` lists exactly the same keys.
