@@ -17,7 +17,7 @@ public enum ScenarioLoader {
     ]
 
     /// Loads the scenarios of one file. `defaultPolicy` is used when the file names none.
-    public static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {
+    package static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {
         var r = SyntaxReader()
         var out: [Scenario] = []
         guard let top = r.fields(root, path: "", allowed: fileKeys) else { return ([], r.diagnostics) }

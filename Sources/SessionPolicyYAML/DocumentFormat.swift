@@ -10,17 +10,17 @@ public import SessionPolicy
 /// first character other than whitespace (after an optional byte-order mark) is `{` or `[`,
 /// and YAML otherwise. (YAML's flow style, `{event: {type: launch}}`, is therefore read as
 /// JSON unless the file is named `.yaml`.)
-public enum DocumentFormat: String, Sendable, Hashable, CaseIterable {
+package enum DocumentFormat: String, Sendable, Hashable, CaseIterable {
     case json
     case yaml
 
     /// The format of `bytes` read from `file` (`<stdin>` or `-` for standard input).
-    public static func of(file: String, bytes: Data) -> DocumentFormat {
+    package static func of(file: String, bytes: Data) -> DocumentFormat {
         bytes.withUnsafeBytes { of(file: file, bytes: $0) }
     }
 
     /// The format of `bytes` read from `file`.
-    public static func of(file: String, bytes: UnsafeRawBufferPointer) -> DocumentFormat {
+    package static func of(file: String, bytes: UnsafeRawBufferPointer) -> DocumentFormat {
         let name = file.lowercased()
         if name.hasSuffix(".json") { return .json }
         if name.hasSuffix(".yaml") || name.hasSuffix(".yml") { return .yaml }
@@ -32,7 +32,7 @@ public enum DocumentFormat: String, Sendable, Hashable, CaseIterable {
 
     /// Parses `bytes` from `file` with the reader of this format. Nil for a document with no
     /// value (empty, or only whitespace or comments).
-    public func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         switch self {
         case .json: JSONSyntax.parse(bytes, file: file, limits: limits)
         case .yaml: YAMLSyntax.parse(bytes, file: file, limits: limits)
@@ -40,12 +40,12 @@ public enum DocumentFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Parses `bytes` from `file` with the reader its name and content call for.
-    public static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         of(file: file, bytes: bytes).parse(bytes, file: file, limits: limits)
     }
 
     /// Parses `text` from `file` with the reader its name and content call for.
-    public static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         let bytes = Data(text.utf8)
         return of(file: file, bytes: bytes).parse(bytes, file: file, limits: limits)
     }

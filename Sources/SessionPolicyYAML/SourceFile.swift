@@ -2,10 +2,10 @@ public import Foundation
 public import SessionPolicy
 
 /// Reading input files with the same bounds and diagnostics everywhere.
-public enum SourceFile {
+package enum SourceFile {
     /// Reads `path` (or standard input for `-`), refusing missing files, directories and files
     /// over `YAMLSyntax.maxBytes` before reading them.
-    public static func read(_ path: String) -> Result<Data, DiagnosticError> {
+    package static func read(_ path: String) -> Result<Data, DiagnosticError> {
         let start = SourceLocation(file: path, line: 1, column: 1)
         if path == "-" {
             let data = FileHandle.standardInput.readData(ofLength: YAMLSyntax.maxBytes + 1)
@@ -44,7 +44,7 @@ public enum SourceFile {
 
     /// Reads and parses `path` into located syntax, as JSON or YAML (`DocumentFormat`'s rule).
     /// An empty document is an error.
-    public static func syntax(_ path: String, what: String) -> Result<(SyntaxNode, String), DiagnosticError> {
+    package static func syntax(_ path: String, what: String) -> Result<(SyntaxNode, String), DiagnosticError> {
         let data: Data
         switch read(path) {
         case let .success(d): data = d
@@ -66,7 +66,7 @@ public enum SourceFile {
     }
 
     /// The YAML and JSON files directly in `directory` (or `path` itself if it is a file), sorted.
-    public static func expand(_ path: String) -> [String] {
+    package static func expand(_ path: String) -> [String] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [path] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []

@@ -6,16 +6,16 @@ import Yams
 /// limit, strict UTF-8, no anchors or aliases, a nesting limit and a node budget. Every refusal
 /// is a located diagnostic; nothing here crashes or hangs. JSON documents go through the core's
 /// strict `JSONSyntax` instead (`DocumentFormat` picks the reader), which builds the same tree.
-public enum YAMLSyntax {
+package enum YAMLSyntax {
     /// Largest input accepted, in bytes (1 MiB: policies and scenarios are a few KB).
-    public static let maxBytes = InputLimits.files.bytes
+    package static let maxBytes = InputLimits.files.bytes
     /// Deepest nesting accepted.
-    public static let maxDepth = InputLimits.files.depth
+    package static let maxDepth = InputLimits.files.depth
     /// Most nodes accepted in one document.
-    public static let maxNodes = InputLimits.files.nodes
+    package static let maxNodes = InputLimits.files.nodes
 
     /// Parses `bytes` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
-    public static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         if bytes.count > limits.bytes {
             return .failure(
                 DiagnosticError([
@@ -31,7 +31,7 @@ public enum YAMLSyntax {
     }
 
     /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
-    public static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         if text.utf8.count > limits.bytes {
             return parse(Data(text.utf8), file: file, limits: limits)
         }

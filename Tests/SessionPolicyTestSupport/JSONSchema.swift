@@ -15,7 +15,7 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
     case object([String: JSONValue])
 
     /// Converts located syntax. Plain scalars are typed; quoted ones stay strings.
-    public init(_ node: SyntaxNode) {
+    package init(_ node: SyntaxNode) {
         switch node.kind {
         case let .scalar(text, isPlain):
             self = isPlain ? Self.plain(text) : .string(text)

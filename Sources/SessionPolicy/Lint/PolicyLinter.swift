@@ -6,35 +6,35 @@
 /// The linter is pure: a validated policy in (its conditions checked once, by the validator), sorted warnings out. A policy may accept a warning on
 /// purpose by listing its code under `lint.allow`; an entry there that matches no warning is
 /// itself reported (`unused-lint-allow`), so acknowledgements cannot outlive their reason.
-public enum PolicyLinter {
+package enum PolicyLinter {
     /// One lint: its code, why it matters, and the check.
-    public struct Lint: Sendable {
+    package struct Lint: Sendable {
         /// The stable code of the warnings this lint reports.
-        public let code: DiagnosticCode
+        package let code: DiagnosticCode
         /// Why a reviewer wants to know, in one line.
-        public let rationale: String
+        package let rationale: String
         let check: @Sendable (ValidatedPolicy) -> [Diagnostic]
     }
 
     /// What the linter found in one policy.
-    public struct Findings: Sendable, Equatable {
+    package struct Findings: Sendable, Equatable {
         /// The warnings to report, sorted.
-        public var warnings: [Diagnostic]
+        package var warnings: [Diagnostic]
         /// The warnings the policy accepts through `lint.allow`, sorted.
-        public var allowed: [Diagnostic]
+        package var allowed: [Diagnostic]
     }
 
     /// Offline use without any user verification for longer than this is reported.
-    public static let longestUnverifiedOffline = TimeSpan.days(30)
+    package static let longestUnverifiedOffline = TimeSpan.days(30)
     /// More biometric attempts than this are reported: each one is a guess.
-    public static let mostBiometricAttempts = 10
+    package static let mostBiometricAttempts = 10
     /// More offline or IdP login attempts than this are reported.
-    public static let mostLoginAttempts = 20
+    package static let mostLoginAttempts = 20
     /// A clock tolerance above this is reported.
-    public static let largestClockTolerance = TimeSpan.hours(1)
+    package static let largestClockTolerance = TimeSpan.hours(1)
 
     /// Every lint, in one place. Codes are documented in `docs/diagnostics.md`.
-    public static let lints: [Lint] = [
+    package static let lints: [Lint] = [
         Lint(
             code: .noSessionMax,
             rationale: "without `session.max` a session never needs a full login again; without `offline.window` either, it never ends",
@@ -80,10 +80,10 @@ public enum PolicyLinter {
 
     /// The warnings to report for `policy`: every lint's findings except those `lint.allow`
     /// accepts, plus `unused-lint-allow` for each allowed code that matched nothing. Sorted.
-    public static func warnings(for validated: ValidatedPolicy) -> [Diagnostic] { findings(for: validated).warnings }
+    package static func warnings(for validated: ValidatedPolicy) -> [Diagnostic] { findings(for: validated).warnings }
 
     /// The warnings to report and the ones `lint.allow` accepts.
-    public static func findings(for validated: ValidatedPolicy) -> Findings {
+    package static func findings(for validated: ValidatedPolicy) -> Findings {
         let policy = validated.policy
         let all = lints.flatMap { $0.check(validated) }
         let allow = policy.lint.allow

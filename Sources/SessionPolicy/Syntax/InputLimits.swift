@@ -1,17 +1,17 @@
 /// Bounds on one input document, enforced by every reader (the YAML front end, the JSON reader
 /// `JSONSyntax` and the fast JSON reader) as it reads: its size, how many keys and values it
 /// holds, and how deep they nest. Past a bound the input is refused with a located diagnostic.
-public struct InputLimits: Sendable, Hashable {
+package struct InputLimits: Sendable, Hashable {
     /// Largest input accepted, in bytes.
-    public var bytes: Int
+    package var bytes: Int
     /// Most keys, values and containers accepted.
-    public var nodes: Int
+    package var nodes: Int
     /// Deepest nesting accepted.
-    public var depth: Int
+    package var depth: Int
     /// The hint of an `input-too-large` or `too-many-nodes` diagnostic: how to get under the bound.
-    public var hint: String
+    package var hint: String
 
-    public init(bytes: Int, nodes: Int, depth: Int, hint: String) {
+    package init(bytes: Int, nodes: Int, depth: Int, hint: String) {
         self.bytes = bytes
         self.nodes = nodes
         self.depth = depth
@@ -20,18 +20,18 @@ public struct InputLimits: Sendable, Hashable {
 
     /// Policy and scenario files, state and event documents, single request bodies: 1 MiB,
     /// 100,000 values, 64 levels.
-    public static let files = InputLimits(
+    package static let files = InputLimits(
         bytes: 1 << 20, nodes: 100_000, depth: 64,
         hint: "policy and scenario files are small; split the file or check that it is the right one")
 
     /// Values one batch item may hold: a state and an event with every key set come to about
     /// 60; the rest is room for attributes.
-    public static let nodesPerBatchItem = 128
+    package static let nodesPerBatchItem = 128
 
     /// A batch request body of at most `bytes` bytes and `items` items: the node budget follows
     /// the item limit (`nodesPerBatchItem` per item), so a batch the item limit allows is never
     /// refused for its values.
-    public static func batch(bytes: Int, items: Int) -> InputLimits {
+    package static func batch(bytes: Int, items: Int) -> InputLimits {
         let (perItems, overflow) = items.multipliedReportingOverflow(by: nodesPerBatchItem)
         return InputLimits(
             bytes: bytes, nodes: overflow ? Int.max : max(files.nodes, perItems + 16), depth: files.depth,

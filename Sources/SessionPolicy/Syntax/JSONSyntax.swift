@@ -20,21 +20,21 @@ public import Foundation
 /// counts them). The reader keeps its own stack, so no input can exhaust the call stack, and it
 /// allocates only the tree it returns (at most one node per value, within the node budget) and
 /// one scratch buffer for escaped strings.
-public enum JSONSyntax {
+package enum JSONSyntax {
     /// Parses the JSON text in `bytes` from `file` within `limits`. Returns the root, nil when the
     /// text holds no value at all (empty, or only whitespace), or diagnostics.
-    public static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ bytes: Data, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         bytes.withUnsafeBytes { parse($0, file: file, limits: limits) }
     }
 
     /// Parses `text` from `file` within `limits`.
-    public static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+    package static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
         var text = text
         return text.withUTF8 { parse(UnsafeRawBufferPointer($0), file: file, limits: limits) }
     }
 
     /// Parses the JSON text in `bytes` from `file` within `limits`.
-    public static func parse(
+    package static func parse(
         _ bytes: UnsafeRawBufferPointer, file: String, limits: InputLimits = .files
     ) -> Result<
         SyntaxNode?, DiagnosticError

@@ -3,9 +3,9 @@
 /// Front ends (`JSONSyntax` here, `YAMLSyntax` in `SessionPolicyYAML`) build it; the validators
 /// read policies, session states, events and scenarios from it so that every problem has a
 /// `file:line:column`.
-public struct SyntaxNode: Sendable, Equatable {
+package struct SyntaxNode: Sendable, Equatable {
     /// The shape of a node.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A scalar. `isPlain` is true for unquoted scalars, whose `null`/`true`/numbers are typed.
         case scalar(String, isPlain: Bool)
         /// An ordered list of nodes.
@@ -13,7 +13,7 @@ public struct SyntaxNode: Sendable, Equatable {
         /// An ordered list of key/value pairs (keys are scalars in the files this tool reads).
         case mapping([(key: SyntaxNode, value: SyntaxNode)])
 
-        public static func == (lhs: Kind, rhs: Kind) -> Bool {
+        package static func == (lhs: Kind, rhs: Kind) -> Bool {
             switch (lhs, rhs) {
             case let (.scalar(a, pa), .scalar(b, pb)): return a == b && pa == pb
             case let (.sequence(a), .sequence(b)): return a == b
@@ -25,30 +25,30 @@ public struct SyntaxNode: Sendable, Equatable {
     }
 
     /// What the node holds.
-    public var kind: Kind
+    package var kind: Kind
     /// Where the node starts.
-    public var location: SourceLocation
+    package var location: SourceLocation
 
     /// Creates a node.
-    public init(_ kind: Kind, at location: SourceLocation) {
+    package init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location
     }
 
     /// The scalar text, if this is a scalar.
-    public var scalar: String? {
+    package var scalar: String? {
         if case let .scalar(s, _) = kind { return s }
         return nil
     }
 
     /// True for a plain `null`, `~` or empty plain scalar.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case let .scalar(s, plain) = kind, plain { return s.isEmpty || s == "null" || s == "~" || s == "Null" || s == "NULL" }
         return false
     }
 
     /// The word used in messages for this node's shape.
-    public var shapeName: String {
+    package var shapeName: String {
         switch kind {
         case .scalar: return isNull ? "null" : "a scalar"
         case .sequence: return "a list"
@@ -57,7 +57,7 @@ public struct SyntaxNode: Sendable, Equatable {
     }
 
     /// The value for `key` in a mapping node, if present.
-    public subscript(key: String) -> SyntaxNode? {
+    package subscript(key: String) -> SyntaxNode? {
         guard case let .mapping(pairs) = kind else { return nil }
         return pairs.first { $0.key.scalar == key }?.value
     }

@@ -1,6 +1,6 @@
 /// Reads and validates a policy from located syntax (the levers of the README's "Policy language
 /// reference"). Every problem in the file is reported, each with its place and a hint.
-public enum PolicyLoader {
+package enum PolicyLoader {
     // The keys each mapping accepts. The loader reads them from here, and the tests check
     // that `schemas/policy.schema.json` lists exactly the same keys.
     package static let topKeys = [
@@ -35,7 +35,7 @@ public enum PolicyLoader {
 
     /// Reads the policy and validates it (once): the validated policy, or nil when there are
     /// errors; and every diagnostic (errors and warnings), sorted.
-    public static func load(_ root: SyntaxNode) -> (policy: ValidatedPolicy?, diagnostics: [Diagnostic]) {
+    package static func load(_ root: SyntaxNode) -> (policy: ValidatedPolicy?, diagnostics: [Diagnostic]) {
         var r = SyntaxReader()
         var p = Policy(name: "")
         guard let top = r.fields(root, path: "", allowed: topKeys) else { return (nil, r.diagnostics) }
