@@ -121,15 +121,16 @@ struct OperationsTests {
 
     @Test("policyctl serve refuses a bad configuration with exit code 2")
     func badConfiguration() throws {
-        let storage = try CLI.run(["serve", "--storage", "mysql://x", "--port", "0"])
+        let storage = try CLI.run(["--storage", "mysql://x", "--port", "0"], executable: ServeProcess.binary)
         #expect(storage.status == 2)
         #expect(storage.stderr.contains("unknown storage URL"))
         let dir = try Fixtures.temporaryDirectory("empty")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let empty = try CLI.run(["serve", "--policies", dir.path, "--port", "0", "--storage", "sqlite:\(dir.path)/s.sqlite"])
+        let empty = try CLI.run(
+            ["--policies", dir.path, "--port", "0", "--storage", "sqlite:\(dir.path)/s.sqlite"], executable: ServeProcess.binary)
         #expect(empty.status == 2)
         #expect(empty.stderr.contains("no policy"))
-        let secret = try CLI.run(["serve", "--port", "0", "--pool", "vendor:short"])
+        let secret = try CLI.run(["--port", "0", "--pool", "vendor:short"], executable: ServeProcess.binary)
         #expect(secret.status == 2)
     }
 }
