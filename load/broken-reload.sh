@@ -10,11 +10,11 @@ PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-swift build -c release --product policyctl >/dev/null
-BIN=$(swift build -c release --show-bin-path)
+swift build -c release --package-path Server --product policyctl-serve >/dev/null
+BIN=$(swift build -c release --package-path Server --show-bin-path)
 cp -r policies "$WORK/policies"
 echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online"}}' > "$WORK/evaluate.json"
-SESSIONPOLICY_LOG_LEVEL=error "$BIN/policyctl" serve --port $PORT --policies "$WORK/policies" \
+SESSIONPOLICY_LOG_LEVEL=error "$BIN/policyctl-serve" --port $PORT --policies "$WORK/policies" \
   --storage "sqlite:$WORK/s.sqlite" --reload-interval 0.5 >"$WORK/serve.log" 2>&1 &
 PID=$!
 for _ in $(seq 100); do curl -s "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done

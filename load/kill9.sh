@@ -18,13 +18,13 @@ PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-swift build -c release --product policyctl >/dev/null
-BIN=$(swift build -c release --show-bin-path)
+swift build -c release --package-path Server --product policyctl-serve >/dev/null
+BIN=$(swift build -c release --package-path Server --show-bin-path)
 python3 load/tokens.py "$SECRET" "$USERS" > "$WORK/tokens.txt"
 
 start() {
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \
-    "$BIN/policyctl" serve --port $PORT --policies policies --storage "$STORAGE" >>"$WORK/serve.log" 2>&1 &
+    "$BIN/policyctl-serve" --port $PORT --policies policies --storage "$STORAGE" >>"$WORK/serve.log" 2>&1 &
   PID=$!
   for _ in $(seq 100); do curl -s "http://127.0.0.1:$PORT/healthz" >/dev/null && return 0; sleep 0.1; done
   echo "server did not start" >&2; cat "$WORK/serve.log" >&2; exit 1

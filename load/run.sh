@@ -21,9 +21,9 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-swift build -c release --product policyctl >/dev/null
-swift build -c release --product echo-server >/dev/null
-BIN=$(swift build -c release --show-bin-path)
+swift build -c release --package-path Server --product policyctl-serve >/dev/null
+swift build -c release --package-path Server --product echo-server >/dev/null
+BIN=$(swift build -c release --package-path Server --show-bin-path)
 
 python3 load/tokens.py "$SECRET" 1000 > "$WORK/tokens.txt"
 python3 load/batch.py "$BATCH" > "$WORK/batch.json"
@@ -33,7 +33,7 @@ wait_port() { for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/$2" >/dev/nul
 
 serve() { # PORT STORAGE
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \
-    "$BIN/policyctl" serve --port "$1" --policies policies --storage "$2" >"$WORK/serve-$1.log" 2>&1 &
+    "$BIN/policyctl-serve" --port "$1" --policies policies --storage "$2" >"$WORK/serve-$1.log" 2>&1 &
   PIDS+=($!)
   wait_port "$1" healthz
 }

@@ -14,8 +14,8 @@ struct PolicyCtl: AsyncParsableCommand {
             Exit codes: 0 success; 1 a scenario failed (check), or a warning with --strict (lint); \
             2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
-        version: "0.1.0",
-        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self, Serve.self])
+        version: "0.2.0",
+        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self, ServeLauncher.self])
 }
 
 /// Exit codes, a documented contract.

@@ -99,22 +99,28 @@ public enum CLI {
     }
 
     /// The binary: next to the test bundle, or in `.build/debug`.
-    public static let binary: String? = {
+    public static let binary: String? = executable("policyctl")
+
+    /// The built executable `name` of this package or of the server package (`policyctl-serve`):
+    /// next to the test bundle, or in `.build/debug` or `Server/.build/debug`.
+    public static func executable(_ name: String) -> String? {
         var candidates: [String] = []
         let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
         for _ in 0..<4 {
-            candidates.append(dir.appendingPathComponent("policyctl").path)
+            candidates.append(dir.appendingPathComponent(name).path)
             dir = dir.deletingLastPathComponent()
         }
-        candidates.append(Fixtures.path(".build/debug/policyctl"))
+        candidates.append(Fixtures.path(".build/debug/\(name)"))
+        candidates.append(Fixtures.path("Server/.build/debug/\(name)"))
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    }
 
-    /// Runs `policyctl args` in the package root, with `stdin` as standard input.
-    public static func run(_ args: [String], stdin: String? = nil) throws -> Result {
-        guard let binary else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "policyctl binary not found; run swift build"])
+    /// Runs `policyctl args` (or `args` of another built `executable`) in the package root, with
+    /// `stdin` as standard input.
+    public static func run(_ args: [String], stdin: String? = nil, executable: String? = binary) throws -> Result {
+        guard let binary = executable else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "executable not found; run swift build"])
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)

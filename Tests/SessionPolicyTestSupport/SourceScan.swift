@@ -22,9 +22,9 @@ public enum SourceScan {
 
     /// Every `DiagnosticCode("...")` literal in the Swift files under `relative`: the declarations
     /// `static let name = DiagnosticCode("raw")` and any literal written in place.
-    public static func diagnosticCodes(under relative: String = "Sources") -> [Code] {
+    public static func diagnosticCodes(under roots: [String] = ["Sources", "Server/Sources"]) -> [Code] {
         var out: [Code] = []
-        for (path, text) in swiftFiles(under: relative) {
+        for (path, text) in roots.flatMap(swiftFiles(under:)) {
             for m in text.matches(of: /(?:static let (\w+) = )?DiagnosticCode\("([^"\\]+)"\)/) {
                 out.append(Code(raw: String(m.2), name: m.1.map(String.init), file: path))
             }

@@ -1,7 +1,7 @@
 // The load scripts' yardstick: a trivial Hummingbird JSON echo handler, measured in the same
 // run as the SessionPolicy server so its figures have something to be compared with.
 //
-//   swift build -c release --product echo-server && .build/release/echo-server 8090
+//   swift build -c release --package-path Server --product echo-server && Server/.build/release/echo-server 8090
 import Hummingbird
 
 let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 8090 : 8090

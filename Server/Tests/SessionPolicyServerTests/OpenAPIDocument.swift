@@ -58,10 +58,8 @@ struct OpenAPIDocument: Sendable {
     /// `components.schemas`, converted to JSON Schema, by name.
     let definitions: [String: JSONValue]
 
-    /// The repository's `docs/openapi.yaml` (the root is three levels above this file).
-    static let defaultPath: String = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/openapi.yaml").path
+    /// The repository's `docs/openapi.yaml`.
+    static let defaultPath: String = Fixtures.path("docs/openapi.yaml")
 
     /// Reads a document, the repository's by default.
     static func load(path: String = defaultPath) throws -> OpenAPIDocument {

@@ -2,7 +2,7 @@
 // over HTTP. It compiles one policy at start and keeps each user's session state in memory
 // (a real service would keep it in its own database). Build and run:
 //
-//   swift run embedding-server policies/spendiq.yaml 8081
+//   swift run --package-path Server embedding-server policies/spendiq.yaml 8081   # from the repository root
 //   curl -X POST localhost:8081/attempt/alice/d1 \
 //     -d '{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online"}'
 //

@@ -5,8 +5,11 @@ import Logging
 import SessionPolicy
 import SessionPolicyServer
 
+/// `policyctl-serve`, what `policyctl serve` runs: the server package's executable.
+@main
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "policyctl-serve",
         abstract: "Serve the policies over HTTP: evaluation, stored sessions, cross-app device sessions.",
         discussion: """
             Every option can also be set by an environment variable (shown in brackets) or a key in the \

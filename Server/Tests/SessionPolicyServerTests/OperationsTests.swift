@@ -115,8 +115,8 @@ struct OperationsTests {
     func codesDocumented() throws {
         let all = SourceScan.diagnosticCodes()
         let raw = Dictionary(all.compactMap { c in c.name.map { ($0, c.raw) } }, uniquingKeysWith: { a, _ in a })
-        let server = SourceScan.swiftFiles(under: "Sources/SessionPolicyServer")
-        var codes = Set(all.filter { $0.file.hasPrefix("Sources/SessionPolicyServer/") }.map(\.raw))
+        let server = SourceScan.swiftFiles(under: "Server/Sources/SessionPolicyServer")
+        var codes = Set(all.filter { $0.file.hasPrefix("Server/Sources/SessionPolicyServer/") }.map(\.raw))
         for (path, text) in server {
             for m in text.matches(of: /APIError\(\s*[^,()]+(?:\([^)]*\))?,\s*\.(\w+)/) {
                 let name = String(m.1)
@@ -132,15 +132,16 @@ struct OperationsTests {
 
     @Test("policyctl serve refuses a bad configuration with exit code 2")
     func badConfiguration() throws {
-        let storage = try CLI.run(["serve", "--storage", "mysql://x", "--port", "0"])
+        let storage = try CLI.run(["--storage", "mysql://x", "--port", "0"], executable: ServeProcess.binary)
         #expect(storage.status == 2)
         #expect(storage.stderr.contains("unknown storage URL"))
         let dir = try Fixtures.temporaryDirectory("empty")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let empty = try CLI.run(["serve", "--policies", dir.path, "--port", "0", "--storage", "sqlite:\(dir.path)/s.sqlite"])
+        let empty = try CLI.run(
+            ["--policies", dir.path, "--port", "0", "--storage", "sqlite:\(dir.path)/s.sqlite"], executable: ServeProcess.binary)
         #expect(empty.status == 2)
         #expect(empty.stderr.contains("no policy"))
-        let secret = try CLI.run(["serve", "--port", "0", "--pool", "vendor:short"])
+        let secret = try CLI.run(["--port", "0", "--pool", "vendor:short"], executable: ServeProcess.binary)
         #expect(secret.status == 2)
     }
 }

@@ -36,21 +36,24 @@ enum TestServer {
     }
 }
 
-/// The built `policyctl serve` as a separate process, as a user runs it.
+/// The built `policyctl-serve` (what `policyctl serve` runs) as a separate process, as a user runs it.
 enum ServeProcess {
+    /// The server package's executable.
+    static let binary = CLI.executable("policyctl-serve")
+
     struct NoPort: Error, CustomStringConvertible {
         var firstLine: String
         var description: String { "policyctl serve did not say where it listens: \(firstLine)" }
     }
 
-    /// Starts `policyctl serve ARGUMENTS` and returns it with the port its first line names.
+    /// Starts `policyctl-serve ARGUMENTS` and returns it with the port its first line names.
     static func start(
         _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil, standardError: FileHandle = .nullDevice
     ) throws -> (process: Process, port: Int) {
-        guard let binary = CLI.binary else { throw NoPort(firstLine: "no policyctl binary: build it first") }
+        guard let binary else { throw NoPort(firstLine: "no policyctl-serve binary: build it first") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve"] + arguments
+        process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if let environment { process.environment = environment }
         let out = Pipe()
