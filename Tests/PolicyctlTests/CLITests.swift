@@ -303,7 +303,7 @@ struct CLITests {
     /// that lost its line breaks (a multi-line string literal joined without `\\`).
     @Test(
         "--help prints the overview without runs of spaces",
-        arguments: [[], ["check"], ["lint"], ["eval"], ["explain"], ["compile"], ["serve"]])
+        arguments: [[], ["check"], ["lint"], ["eval"], ["explain"], ["compile"]])
     func helpHasNoRunsOfSpaces(_ command: [String]) throws {
         let r = try CLI.run(command + ["--help"])
         #expect(r.status == 0)

@@ -130,6 +130,17 @@ struct OperationsTests {
         }
     }
 
+    @Test("policyctl-serve --help prints its overview without runs of spaces")
+    func helpHasNoRunsOfSpaces() throws {
+        let r = try CLI.run(["--help"], executable: ServeProcess.binary)
+        #expect(r.status == 0)
+        let overview = try #require(r.stdout.components(separatedBy: "\nUSAGE:").first)
+        #expect(overview.hasPrefix("OVERVIEW: "), "\(r.stdout)")
+        for line in overview.split(separator: "\n") {
+            #expect(line.trimmingCharacters(in: .whitespaces).firstMatch(of: /\S {2,}\S/) == nil, "`\(line)`")
+        }
+    }
+
     @Test("policyctl serve refuses a bad configuration with exit code 2")
     func badConfiguration() throws {
         let storage = try CLI.run(["--storage", "mysql://x", "--port", "0"], executable: ServeProcess.binary)
