@@ -37,6 +37,9 @@ let package = Package(
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
             ],
             path: "Benchmarks/Evaluation",
+            // The stage benchmarks call the YAML reader and the loader, which are `package`.
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", rootPackageName])],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(

@@ -82,18 +82,10 @@ public struct CheckReport: Sendable {
     static func details(_ f: StepFailure) -> String {
         var out = "  step \(f.step.number) (\(describe(f.step))), \(f.step.location)\n"
         for m in f.mismatches { out += "    \(m)\n" }
-        if let o = f.outcome {
-            out += "    got: \(o.decision?.rawValue ?? "no decision"), \(o.reason) -> \(o.state.state.rawValue)"
-            out += o.notices.isEmpty ? "\n" : " notices \(o.notices)\n"
-        }
+        if let o = f.outcome { out += "    got: \(OutcomeRenderer.summary(o))\n" }
         if !f.trace.isEmpty {
             out += "    explanation:\n"
-            for t in f.trace {
-                let mark = t.matched ? "yes" : "no "
-                let facts = t.facts.isEmpty ? "" : " (\(t.facts))"
-                let at = t.location.map { "  \($0)" } ?? "  [\(t.levers.joined(separator: ", "))]"
-                out += "      \(mark) #\(t.transition) \(t.check)\(facts)\(at)\n"
-            }
+            out += OutcomeRenderer.trace(f.trace, indent: "      ")
         }
         return out
     }

@@ -1,5 +1,5 @@
 import Foundation
-public import SessionPolicy
+package import SessionPolicy
 import SessionPolicyYAML
 
 /// Reads scenario files (README, "Scenario files") into `Scenario` values, with located diagnostics.

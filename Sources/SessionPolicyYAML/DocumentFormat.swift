@@ -1,5 +1,5 @@
-public import Foundation
-public import SessionPolicy
+package import Foundation
+package import SessionPolicy
 
 /// Which reader a document goes through: JSON documents through the strict JSON reader
 /// (`JSONSyntax`), everything else through the YAML front end (`YAMLSyntax`). Both build the

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 public import SessionPolicy
 
 /// Reading input files with the same bounds and diagnostics everywhere.

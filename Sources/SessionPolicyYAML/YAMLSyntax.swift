@@ -1,5 +1,5 @@
-public import Foundation
-public import SessionPolicy
+package import Foundation
+package import SessionPolicy
 import Yams
 
 /// YAML text -> located `SyntaxNode`, with bounds that keep hostile input harmless: a size

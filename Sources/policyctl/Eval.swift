@@ -32,11 +32,11 @@ struct Eval: ParsableCommand {
         if format == .json {
             print(JSONOutput.string(report))
         } else {
-            print("\(outcome.decision?.rawValue ?? "no decision"): \(outcome.reason) -> \(outcome.state.state.rawValue)")
-            print("  \(outcome.message)")
-            if !outcome.notices.isEmpty { print("  notices: \(outcome.notices.names.joined(separator: ", "))") }
-            if let s = outcome.scope { print("  scope: \(s.rawValue)") }
-            if let d = report.decidedBy {
+            print(OutcomeRenderer.summary(outcome))
+            print("message: \(outcome.message)")
+            if explain {
+                print(OutcomeRenderer.trace(trace), terminator: "")
+            } else if let d = report.decidedBy {
                 print("  decided by #\(d.transition) \(d.check) [\(d.levers.joined(separator: ", "))] \(d.location ?? "")")
             }
         }

@@ -41,18 +41,8 @@ struct Explain: ParsableCommand {
             return
         }
         print("\(event.kind.rawValue) at \(event.time) in state \(state.state.rawValue), policy \(compiled.name):")
-        for step in trace {
-            let mark = step.matched ? "->" : "  "
-            let facts = step.facts.isEmpty ? "" : ": \(step.facts)"
-            let origin = step.levers == ["built-in"] ? "built in" : step.levers.joined(separator: ", ")
-            let place = step.location.map { " at \($0)" } ?? ""
-            print("\(mark) #\(step.transition) \(step.check)\(facts)")
-            print("       \(step.matched ? "decides" : "no"): \(origin)\(place)")
-        }
-        var line = "decision: \(outcome.decision?.rawValue ?? "none"), reason \(outcome.reason), next state \(outcome.state.state.rawValue)"
-        if !outcome.notices.isEmpty { line += ", notices \(outcome.notices.names.joined(separator: ", "))" }
-        if let s = outcome.scope { line += ", scope \(s.rawValue)" }
-        print(line)
+        print(OutcomeRenderer.trace(trace), terminator: "")
+        print(OutcomeRenderer.summary(outcome))
         print("message: \(outcome.message)")
     }
 }

@@ -47,10 +47,11 @@ struct CLITests {
         #expect(r.stdout.contains("FAIL \(scenario): expects the wrong thing [S2]"))
         #expect(r.stdout.contains("step 2 (launch at 2026-04-14T08:00:00Z)"))
         #expect(r.stdout.contains("decision: expected `allow`, got `wipe`"))
-        #expect(r.stdout.contains("yes #"))
-        #expect(
-            r.stdout.contains("more than 7d since the last online validation (8d since the last online validation)  policies/spendiq.yaml:")
-        )
+        // The same rendering as `policyctl explain` (OutcomeRenderer), indented.
+        #expect(r.stdout.contains("      -> #"))
+        #expect(r.stdout.contains("more than 7d since the last online validation: 8d since the last online validation\n"))
+        #expect(r.stdout.contains("decides: offline.window, offline.on_expired at policies/spendiq.yaml:"))
+        #expect(r.stdout.contains("got: decision: wipe, reason offline_window_expired, next state signed_out"))
 
         let json = try CLI.run(["check", "policies/spendiq.yaml", scenario, "--format", "json"])
         #expect(json.status == 1)

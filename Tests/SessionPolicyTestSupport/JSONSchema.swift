@@ -1,5 +1,5 @@
 import Foundation
-public import SessionPolicy
+package import SessionPolicy
 import SessionPolicyYAML
 
 /// A JSON-like value: a JSON document, or a YAML document typed the way editors with YAML

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// JSON text (RFC 8259, strictly) -> located `SyntaxNode`: the reference reader for every JSON
 /// input (request bodies, `policyctl eval` and `explain` inputs, `.json` policy and scenario
