@@ -75,7 +75,7 @@ package enum PolicyLinter {
             code: .ruleNeverFires,
             rationale:
                 "a rule that an earlier rule always pre-empts, or whose condition excludes its own events, is dead policy that reads as if it protected something",
-            check: ruleNeverFires),
+            check: { ruleNeverFires($0) }),
     ]
 
     /// The warnings to report for `policy`: every lint's findings except those `lint.allow`
