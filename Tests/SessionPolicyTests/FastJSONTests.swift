@@ -296,19 +296,6 @@ struct FastJSONTests {
         #expect(t.bothRefused >= 1000, "\(t.summary)")
     }
 
-    /// Deterministic pseudo-random numbers (SplitMix64), so failures reproduce.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     /// The indices just before and after every structural character outside strings.
     static func boundaries(_ bytes: [UInt8]) -> [Int] {
         var result: [Int] = [0, bytes.count]
@@ -354,7 +341,7 @@ struct FastJSONTests {
     @Test("truncated at every byte, garbage after the end, bytes replaced at random: agrees or falls back")
     func damaged() {
         var t = Tally()
-        var random = Random(state: 42)
+        var random = SplitMix(seed: 42)
         let junk: [UInt8] = Array("\"\\{}[],: 09-xe.#&*!\t\n".utf8) + [0x00, 0x7F, 0x80, 0xC3, 0xE2, 0xFF]
         for (shape, base) in Self.mutationBases {
             for n in 0..<base.count { t.check(shape, Array(base[..<n])) }
@@ -530,7 +517,7 @@ struct FastJSONTests {
 
     @Test("outcomes and states with every optional, notice set, edge number, time and character encode as JSONEncoder does")
     func synthesizedEncoding() {
-        var random = Random(state: 7)
+        var random = SplitMix(seed: 7)
         var misses: [String] = []
         func check(_ outcome: Outcome) {
             var out: [UInt8] = []
@@ -616,7 +603,7 @@ struct FastJSONTests {
             "a", "b", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "\u{85}", "\u{A0}", "\u{2028}",
             "\u{FEFF}", "😀", "e\u{301}", "-", ":", "#", "{", "[",
         ]
-        var random = Random(state: seed)
+        var random = SplitMix(seed: seed)
         return (0..<count).map { _ in
             let n = random.below(40)
             return (0..<n).map { _ in random.below(3) == 0 ? alphabet[random.below(alphabet.count)] : "x" }.joined()

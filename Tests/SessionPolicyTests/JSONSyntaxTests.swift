@@ -333,23 +333,9 @@ struct JSONSyntaxTests {
 
     // MARK: The same tree as the YAML front end
 
-    /// Deterministic pseudo-random numbers (SplitMix64), so failures reproduce.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     /// A random JSON document: nested objects and arrays of strings (plain, escaped, non-ASCII),
     /// numbers in every form and literals, with random whitespace between the tokens.
-    static func randomDocument(_ random: inout Random) -> String {
+    static func randomDocument(_ random: inout SplitMix) -> String {
         let strings = [
             "", "a", "alice", "a b", "é", "😀", "中文", "a: b", "- x", "#c", "&a", "*a", "!t", "%p", "@x", "{x}", "[x]", "'q'", "x,y",
             "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\r", "\\b", "\\f", "\\u00e9", "\\u0041b", "\\u4e2d", "\\u0000", "\\u001f", " lead",
@@ -413,7 +399,7 @@ struct JSONSyntaxTests {
             for state in corpus.states.prefix(60) { texts.append(String(decoding: FastJSONTests.json(state, format), as: UTF8.self)) }
             for event in corpus.events.prefix(60) { texts.append(String(decoding: FastJSONTests.json(event, format), as: UTF8.self)) }
         }
-        var random = Random(state: 2026)
+        var random = SplitMix(seed: 2026)
         texts += (0..<3000).map { _ in Self.randomDocument(&random) }
         let yamlReads = Self.valid.filter { text in
             // The cases where libyaml reads JSON differently or not at all (see `yamlDiffers`).

@@ -60,12 +60,7 @@ package struct RequiredFacts: Sendable, Hashable {
     /// The first required fact `event` does not report, if any. Allocates nothing.
     @inline(__always) package func firstMissing(in event: Event) -> EventFact? {
         guard bits != 0 else { return nil }
-        // Unrolled in `EventFact.ordered`'s order: the hot path reads no array.
-        if contains(.network), event.network == nil { return .network }
-        if contains(.authMode), event.authMode == nil { return .authMode }
-        if contains(.appID), event.appID == nil { return .appID }
-        if contains(.user), event.user == nil { return .user }
-        if contains(.cause), event.cause == nil { return .cause }
+        for f in EventFact.ordered where contains(f) && !f.isReported(in: event) { return f }
         return nil
     }
 }
