@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Instructions per evaluation of the core at a checkout (default: this one), by callgrind:
-# builds the core as a library with `swiftc -O -wmo`, runs main.swift's loop at N = 10,000 and
-# 20,000 and prints the difference divided by 10,000. Usage: Benchmarks/callgrind/run.sh [ROOT]
+# builds the core as a library with `swiftc -O -wmo`, runs a driver's loop at N = 10,000 and
+# 20,000 and prints the difference divided by 10,000.
+# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|codec]
+#   main:  main.swift, one evaluation (the default)
+#   codec: codec.swift, one evaluation request read by the fast reader, evaluated, and its
+#          outcome written by the fast writer
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../..}
+driver=${2:-main}
 out=$(mktemp -d)
 swiftc -O -wmo -package-name callgrind -module-name SessionPolicy -parse-as-library \
   -emit-module -emit-module-path "$out/SessionPolicy.swiftmodule" -emit-library -o "$out/libSessionPolicy.so" \
   $(find "$root/Sources/SessionPolicy" -name '*.swift')
-swiftc -O "$here/main.swift" -I "$out" -L "$out" -lSessionPolicy -Xlinker -rpath -Xlinker "$out" -o "$out/driver"
+swiftc -O -package-name callgrind "$here/$driver.swift" -I "$out" -L "$out" -lSessionPolicy -Xlinker -rpath -Xlinker "$out" -o "$out/driver"
 count() { valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1" "$out/driver" "$1" 2>&1 | sed -n 's/.*Collected : //p'; }
 a=$(count 10000); b=$(count 20000)
-echo "instructions per evaluation: $(( (b - a) / 10000 ))"
+echo "instructions per iteration ($driver): $(( (b - a) / 10000 ))"

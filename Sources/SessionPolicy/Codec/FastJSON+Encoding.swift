@@ -100,78 +100,116 @@ struct JSONWriter {
 
     // MARK: Values
 
+    /// An outcome: every key, absent values as `null`, in `Outcome.Field.sortedByKey` order
+    /// (written out, which saves a loop per object; `FastJSONTests` compare the bytes with
+    /// `JSONEncoder`'s, so the order cannot drift).
     mutating func outcome(_ o: Outcome) {
-        literal(#"{"auth_mode":"#)
+        typealias K = Outcome.Field
+        key(K.authMode, first: true)
         keywordOrNull(o.authMode)
-        literal(#","decision":"#)
+        key(K.decision)
         keywordOrNull(o.decision)
-        literal(#","message":"#)
+        key(K.message)
         string(o.message)
-        literal(#","notice_delay":"#)
+        key(K.noticeDelay)
         if let delay = o.noticeDelay { span(delay) } else { literal("null") }
-        literal(#","notices":["#)
-        var first = true
-        for (name, notice) in Notices.named where o.notices.contains(notice) {
-            if !first { byte(UInt8(ascii: ",")) }
-            first = false
-            string(name)
-        }
-        literal(#"],"reason":"#)
+        key(K.notices)
+        notices(o.notices)
+        key(K.reason)
         string(o.reason.rawValue)
-        literal(#","scope":"#)
+        key(K.scope)
         keywordOrNull(o.scope)
-        literal(#","state":"#)
+        key(K.state)
         state(o.state)
-        literal(#","transition":"#)
+        key(K.transition)
         int(o.transition)
         byte(UInt8(ascii: "}"))
     }
 
+    /// The names of `notices`, in `Notices.named` order.
+    mutating func notices(_ notices: Notices) {
+        byte(UInt8(ascii: "["))
+        var first = true
+        for (name, notice) in Notices.named where notices.contains(notice) {
+            if !first { byte(UInt8(ascii: ",")) }
+            first = false
+            string(name)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
+    /// A state: absent values left out, the others in `SessionState.Field.sortedByKey` order
+    /// (written out; `FastJSONTests` compare the bytes with `JSONEncoder`'s). `biometric_locked`
+    /// is always written, so only `auth_mode` can come first.
     mutating func state(_ s: SessionState) {
-        byte(UInt8(ascii: "{"))
-        if let mode = s.authMode {
-            literal(#""auth_mode":"#)
-            string(mode.rawValue)
-            byte(UInt8(ascii: ","))
+        typealias K = SessionState.Field
+        var first = true
+        if let v = s.authMode {
+            key(K.authMode, first: true)
+            string(v.rawValue)
+            first = false
         }
-        literal(#""biometric_locked":"#)
+        key(K.biometricLocked, first: first)
         bool(s.biometricLocked)
-        if let device = s.device {
-            literal(#","device":"#)
-            string(device)
+        if let v = s.device {
+            key(K.device)
+            string(v)
         }
-        literal(#","failures":{"biometric":"#)
-        int(s.failures.biometric)
-        literal(#","idp_login":"#)
-        int(s.failures.idpLogin)
-        literal(#","offline_login":"#)
-        int(s.failures.offlineLogin)
-        byte(UInt8(ascii: "}"))
+        key(K.failures)
+        failures(s.failures)
         if let t = s.highestTime {
-            literal(#","highest_time":"#)
+            key(K.highestTime)
             time(t)
         }
         if let t = s.lastActivity {
-            literal(#","last_activity":"#)
+            key(K.lastActivity)
             time(t)
         }
         if let t = s.lastIdPLogin {
-            literal(#","last_idp_login":"#)
+            key(K.lastIdPLogin)
             time(t)
         }
         if let t = s.lastOnline {
-            literal(#","last_online":"#)
+            key(K.lastOnline)
             time(t)
         }
-        literal(#","read_only":"#)
+        key(K.readOnly)
         bool(s.readOnly)
-        literal(#","state":"#)
+        key(K.state)
         string(s.state.rawValue)
-        if let user = s.user {
-            literal(#","user":"#)
-            string(user)
+        if let v = s.user {
+            key(K.user)
+            string(v)
         }
         byte(UInt8(ascii: "}"))
+    }
+
+    /// `{"biometric":N,"idp_login":N,"offline_login":N}`.
+    mutating func failures(_ f: SessionState.Failures) {
+        typealias K = SessionState.Failures.Field
+        key(K.biometric, first: true)
+        int(f.biometric)
+        key(K.idpLogin)
+        int(f.idpLogin)
+        key(K.offlineLogin)
+        int(f.offlineLogin)
+        byte(UInt8(ascii: "}"))
+    }
+
+    /// `"key":` of `field`, after a comma unless it is the object's first key (then after `{`).
+    @inline(__always)
+    private mutating func key<F: JSONField>(_ field: F, first: Bool = false) {
+        let name = field.name
+        let n = name.utf8CodeUnitCount
+        reserve(n + 4)
+        p[0] = first ? UInt8(ascii: "{") : UInt8(ascii: ",")
+        p[1] = UInt8(ascii: "\"")
+        p += 2
+        p.initialize(from: name.utf8Start, count: n)
+        p += n
+        p[0] = UInt8(ascii: "\"")
+        p[1] = UInt8(ascii: ":")
+        p += 2
     }
 
     // MARK: Pieces

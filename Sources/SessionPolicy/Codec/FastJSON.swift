@@ -161,7 +161,7 @@ package enum FastJSON {
     static func readState(_ s: inout FastJSONScanner, into state: inout SessionState) -> Bool {
         var seen: UInt32 = 0
         let ok = s.object { s, key in
-            guard let field = StateField(key), seen & field.bit == 0 else { return false }
+            guard let field = SessionState.Field(key), seen & field.bit == 0 else { return false }
             seen |= field.bit
             switch field {
             case .state:
@@ -199,7 +199,7 @@ package enum FastJSON {
             }
             return true
         }
-        return ok && seen & StateField.state.bit != 0
+        return ok && seen & SessionState.Field.state.bit != 0
     }
 
     /// `{"biometric": 0, "offline_login": 0, "idp_login": 0}`, every key optional, into
@@ -207,7 +207,7 @@ package enum FastJSON {
     static func readFailures(_ s: inout FastJSONScanner, into failures: inout SessionState.Failures) -> Bool {
         var seen: UInt32 = 0
         return s.object { s, key in
-            guard let field = FailureField(key), seen & field.bit == 0, let n = s.integer() else { return false }
+            guard let field = SessionState.Failures.Field(key), seen & field.bit == 0, let n = s.integer() else { return false }
             seen |= field.bit
             switch field {
             case .biometric: failures.biometric = n
@@ -222,10 +222,10 @@ package enum FastJSON {
     static func readEvent(_ s: inout FastJSONScanner, into e: inout Event) -> Bool {
         var seen: UInt32 = 0
         let ok = s.object { s, key in
-            guard let field = EventField(key), seen & field.bit == 0 else { return false }
+            guard let field = Event.Field(key), seen & field.bit == 0 else { return false }
             seen |= field.bit
             switch field {
-            case .type:
+            case .kind:
                 guard let v = s.keyword(eventKinds) else { return false }
                 e.kind = v
             case .time:
@@ -256,7 +256,7 @@ package enum FastJSON {
             }
             return true
         }
-        guard ok, seen & EventField.type.bit != 0, seen & EventField.time.bit != 0 else { return false }
+        guard ok, seen & Event.Field.kind.bit != 0, seen & Event.Field.time.bit != 0 else { return false }
         // `EventKind.requiredFacts`: here a key is present exactly when its value is set.
         return e.kind.requiredFacts.firstMissing(in: e) == nil
     }
@@ -266,7 +266,7 @@ package enum FastJSON {
     static func readDevice(_ s: inout FastJSONScanner, into device: inout Event.DeviceFacts) -> Bool {
         var seen: UInt32 = 0
         return s.object { s, key in
-            guard let field = DeviceField(key), seen & field.bit == 0 else { return false }
+            guard let field = Event.DeviceFacts.Field(key), seen & field.bit == 0 else { return false }
             seen |= field.bit
             switch field {
             case .id:
@@ -293,142 +293,6 @@ package enum FastJSON {
             attributes[k] = String(decoding: value, as: UTF8.self)
             return true
         }
-    }
-}
-
-// MARK: - Keys
-
-extension FastJSON {
-    /// The keys of a session state (`SyntaxReader.stateKeys`).
-    enum StateField: UInt8, CaseIterable {
-        case state, user, device, authMode, lastIdPLogin, lastOnline, lastActivity, highestTime, failures, readOnly, biometricLocked
-
-        var name: StaticString {
-            switch self {
-            case .state: "state"
-            case .user: "user"
-            case .device: "device"
-            case .authMode: "auth_mode"
-            case .lastIdPLogin: "last_idp_login"
-            case .lastOnline: "last_online"
-            case .lastActivity: "last_activity"
-            case .highestTime: "highest_time"
-            case .failures: "failures"
-            case .readOnly: "read_only"
-            case .biometricLocked: "biometric_locked"
-            }
-        }
-
-        init?(_ key: UnsafeRawBufferPointer) {
-            switch key.count {
-            case 4 where key.equals(Self.user.name): self = .user
-            case 5 where key.equals(Self.state.name): self = .state
-            case 6 where key.equals(Self.device.name): self = .device
-            case 8 where key.equals(Self.failures.name): self = .failures
-            case 9 where key.equals(Self.authMode.name): self = .authMode
-            case 9 where key.equals(Self.readOnly.name): self = .readOnly
-            case 11 where key.equals(Self.lastOnline.name): self = .lastOnline
-            case 12 where key.equals(Self.highestTime.name): self = .highestTime
-            case 13 where key.equals(Self.lastActivity.name): self = .lastActivity
-            case 14 where key.equals(Self.lastIdPLogin.name): self = .lastIdPLogin
-            case 16 where key.equals(Self.biometricLocked.name): self = .biometricLocked
-            default: return nil
-            }
-        }
-
-        var bit: UInt32 { 1 << rawValue }
-    }
-
-    /// The keys of an event: `type`, `time` and `SyntaxReader.contextKeys`.
-    enum EventField: UInt8, CaseIterable {
-        case type, time, network, user, device, authMode, cause, unsyncedItems, attributes, appID
-
-        var name: StaticString {
-            switch self {
-            case .type: "type"
-            case .time: "time"
-            case .network: "network"
-            case .user: "user"
-            case .device: "device"
-            case .authMode: "auth_mode"
-            case .cause: "cause"
-            case .unsyncedItems: "unsynced_items"
-            case .attributes: "attributes"
-            case .appID: "app_id"
-            }
-        }
-
-        init?(_ key: UnsafeRawBufferPointer) {
-            switch key.count {
-            case 4 where key.equals(Self.type.name): self = .type
-            case 4 where key.equals(Self.time.name): self = .time
-            case 4 where key.equals(Self.user.name): self = .user
-            case 5 where key.equals(Self.cause.name): self = .cause
-            case 6 where key.equals(Self.device.name): self = .device
-            case 6 where key.equals(Self.appID.name): self = .appID
-            case 7 where key.equals(Self.network.name): self = .network
-            case 9 where key.equals(Self.authMode.name): self = .authMode
-            case 10 where key.equals(Self.attributes.name): self = .attributes
-            case 14 where key.equals(Self.unsyncedItems.name): self = .unsyncedItems
-            default: return nil
-            }
-        }
-
-        var bit: UInt32 { 1 << rawValue }
-    }
-
-    /// The keys of an event's `device` (`SyntaxReader.deviceKeys`).
-    enum DeviceField: UInt8, CaseIterable {
-        case id, keystore, integrity
-
-        var name: StaticString {
-            switch self {
-            case .id: "id"
-            case .keystore: "keystore"
-            case .integrity: "integrity"
-            }
-        }
-
-        init?(_ key: UnsafeRawBufferPointer) {
-            if key.equals(Self.id.name) {
-                self = .id
-            } else if key.equals(Self.keystore.name) {
-                self = .keystore
-            } else if key.equals(Self.integrity.name) {
-                self = .integrity
-            } else {
-                return nil
-            }
-        }
-
-        var bit: UInt32 { 1 << rawValue }
-    }
-
-    /// The keys of a session state's `failures` (`SyntaxReader.failureKeys`).
-    enum FailureField: UInt8, CaseIterable {
-        case biometric, offlineLogin, idpLogin
-
-        var name: StaticString {
-            switch self {
-            case .biometric: "biometric"
-            case .offlineLogin: "offline_login"
-            case .idpLogin: "idp_login"
-            }
-        }
-
-        init?(_ key: UnsafeRawBufferPointer) {
-            if key.equals(Self.biometric.name) {
-                self = .biometric
-            } else if key.equals(Self.offlineLogin.name) {
-                self = .offlineLogin
-            } else if key.equals(Self.idpLogin.name) {
-                self = .idpLogin
-            } else {
-                return nil
-            }
-        }
-
-        var bit: UInt32 { 1 << rawValue }
     }
 }
 

@@ -32,18 +32,20 @@ extension Event {
     }
 }
 
-enum JSONInput {
-    /// The reference path: located syntax, then `read`; every problem as a diagnostic.
-    static func read<T>(_ json: Data, file: String, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(DiagnosticError) -> T {
+package enum JSONInput {
+    /// The reference path: located syntax within `limits`, then `read`; every problem as a
+    /// diagnostic. An empty input is `empty-document` with `help`.
+    package static func read<T>(
+        _ bytes: UnsafeRawBufferPointer, file: String, limits: InputLimits = .files, help: String = "give a JSON object",
+        _ read: (inout SyntaxReader, SyntaxNode) -> T?
+    ) throws(DiagnosticError) -> T {
         let node: SyntaxNode
-        switch JSONSyntax.parse(json, file: file) {
+        switch JSONSyntax.parse(bytes, file: file, limits: limits) {
         case let .failure(e):
             throw e
         case .success(nil):
             throw DiagnosticError([
-                .error(
-                    .emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                    help: "give a JSON object")
+                .error(.emptyDocument, "the input is empty", at: SourceLocation(file: file, line: 1, column: 1), help: help)
             ])
         case let .success(n?):
             node = n
@@ -56,5 +58,12 @@ enum JSONInput {
             throw DiagnosticError(diagnostics)
         }
         return value
+    }
+
+    /// `read(_:file:limits:help:_:)` over `Data`.
+    static func read<T>(_ json: Data, file: String, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(DiagnosticError) -> T {
+        try json.withUnsafeBytes { bytes in
+            Result { () throws(DiagnosticError) -> T in try Self.read(bytes, file: file, read) }
+        }.get()
     }
 }

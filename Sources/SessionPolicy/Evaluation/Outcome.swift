@@ -24,10 +24,31 @@ public struct Outcome: Sendable, Codable, Equatable {
     /// The id of the transition that decided (see `CompiledPolicy.explanation(of:)`).
     public var transition: Int
 
-    enum CodingKeys: String, CodingKey {
-        case decision, reason, message, notices, scope, state, transition
-        case authMode = "auth_mode"
-        case noticeDelay = "notice_delay"
+    /// The keys of an outcome: the one place they are spelled (`JSONField`).
+    package enum Field: UInt8, JSONField {
+
+        case decision, reason, message, notices, scope, authMode, noticeDelay, state, transition
+
+        package var name: StaticString {
+            switch self {
+            case .decision: "decision"
+            case .reason: "reason"
+            case .message: "message"
+            case .notices: "notices"
+            case .scope: "scope"
+            case .authMode: "auth_mode"
+            case .noticeDelay: "notice_delay"
+            case .state: "state"
+            case .transition: "transition"
+            }
+        }
+
+        /// Outcomes are written, not read, by the fast codec.
+        package init?(_ key: UnsafeRawBufferPointer) {
+            guard let field = Self.allCases.first(where: { key.equals($0.name) }) else { return nil }
+            self = field
+        }
+
     }
 
     public init(
@@ -45,8 +66,22 @@ public struct Outcome: Sendable, Codable, Equatable {
         self.transition = transition
     }
 
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Field.self)
+        decision = try c.decodeIfPresent(Decision.self, forKey: .decision)
+        reason = try c.decode(Reason.self, forKey: .reason)
+        message = try c.decode(String.self, forKey: .message)
+        notices = try c.decode(Notices.self, forKey: .notices)
+        scope = try c.decodeIfPresent(Scope.self, forKey: .scope)
+        authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
+        noticeDelay = try c.decodeIfPresent(TimeSpan.self, forKey: .noticeDelay)
+        state = try c.decode(SessionState.self, forKey: .state)
+        transition = try c.decode(Int.self, forKey: .transition)
+    }
+
+    /// Every key is written, absent values as `null`.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
+        var c = encoder.container(keyedBy: Field.self)
         try c.encode(decision, forKey: .decision)
         try c.encode(reason, forKey: .reason)
         try c.encode(message, forKey: .message)

@@ -75,7 +75,7 @@ extension StateMachine {
 
     /// The fact an event of its kind must carry but does not, if any (`EventKind.requiredFacts`).
     static func missingFact(_ event: Event) -> String? {
-        event.kind.requiredFacts.firstMissing(in: event).map { "`\(event.kind.rawValue)` needs `\($0.rawValue)`" }
+        event.kind.requiredFacts.firstMissing(in: event).map { "`\(event.kind.rawValue)` needs `\($0.field.key)`" }
     }
 
     /// An attribute the event reports that the policy does not declare, or a value of the wrong type.

@@ -43,6 +43,43 @@ public struct Event: Sendable, Codable, Equatable {
             self.keystore = keystore
             self.integrity = integrity
         }
+
+        /// The keys of an event's `device`.
+        package enum Field: UInt8, JSONField {
+
+            case id, keystore, integrity
+
+            package var name: StaticString {
+                switch self {
+                case .id: "id"
+                case .keystore: "keystore"
+                case .integrity: "integrity"
+                }
+            }
+
+            package init?(_ key: UnsafeRawBufferPointer) {
+                switch key.count {
+                case 2 where key.equals(Self.id.name): self = .id
+                case 8 where key.equals(Self.keystore.name): self = .keystore
+                case 9 where key.equals(Self.integrity.name): self = .integrity
+                default: return nil
+                }
+            }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Field.self)
+            id = try c.decodeIfPresent(String.self, forKey: .id)
+            keystore = try c.decodeIfPresent(Keystore.self, forKey: .keystore)
+            integrity = try c.decodeIfPresent(Integrity.self, forKey: .integrity)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Field.self)
+            try c.encodeIfPresent(id, forKey: .id)
+            try c.encodeIfPresent(keystore, forKey: .keystore)
+            try c.encodeIfPresent(integrity, forKey: .integrity)
+        }
     }
 
     /// Creates an event.
@@ -63,16 +100,49 @@ public struct Event: Sendable, Codable, Equatable {
         self.unsyncedItems = unsyncedItems
     }
 
-    enum CodingKeys: String, CodingKey {
-        case kind = "type"
-        case time, network, user, device, cause, attributes
-        case appID = "app_id"
-        case authMode = "auth_mode"
-        case unsyncedItems = "unsynced_items"
+    /// The keys of an event: the one place they are spelled (`JSONField`).
+    package enum Field: UInt8, JSONField {
+
+        case kind, time, network, user, device, authMode, cause, unsyncedItems, attributes, appID
+
+        package var name: StaticString {
+            switch self {
+            case .kind: "type"
+            case .time: "time"
+            case .network: "network"
+            case .user: "user"
+            case .device: "device"
+            case .authMode: "auth_mode"
+            case .cause: "cause"
+            case .unsyncedItems: "unsynced_items"
+            case .attributes: "attributes"
+            case .appID: "app_id"
+            }
+        }
+
+        package init?(_ key: UnsafeRawBufferPointer) {
+            switch key.count {
+            case 4 where key.equals(Self.kind.name): self = .kind
+            case 4 where key.equals(Self.time.name): self = .time
+            case 4 where key.equals(Self.user.name): self = .user
+            case 5 where key.equals(Self.cause.name): self = .cause
+            case 6 where key.equals(Self.device.name): self = .device
+            case 6 where key.equals(Self.appID.name): self = .appID
+            case 7 where key.equals(Self.network.name): self = .network
+            case 9 where key.equals(Self.authMode.name): self = .authMode
+            case 10 where key.equals(Self.attributes.name): self = .attributes
+            case 14 where key.equals(Self.unsyncedItems.name): self = .unsyncedItems
+            default: return nil
+            }
+        }
+
+        /// The keys of an event's context: every key but `type` and `time` (scenario steps
+        /// write these beside `event:`).
+        package static let contextKeys = allCases.filter { $0 != .kind && $0 != .time }.map(\.key)
     }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.container(keyedBy: Field.self)
         kind = try c.decode(EventKind.self, forKey: .kind)
         time = try c.decode(Timestamp.self, forKey: .time)
         network = try c.decodeIfPresent(Network.self, forKey: .network)
@@ -86,7 +156,7 @@ public struct Event: Sendable, Codable, Equatable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
+        var c = encoder.container(keyedBy: Field.self)
         try c.encode(kind, forKey: .kind)
         try c.encode(time, forKey: .time)
         try c.encodeIfPresent(network, forKey: .network)

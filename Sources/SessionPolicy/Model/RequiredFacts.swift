@@ -1,10 +1,17 @@
 /// A fact of an event's context that some event kinds cannot do without.
-package enum EventFact: String, Sendable, Hashable, CaseIterable {
-    case network
-    case authMode = "auth_mode"
-    case appID = "app_id"
-    case user
-    case cause
+package enum EventFact: Sendable, Hashable, CaseIterable {
+    case network, authMode, appID, user, cause
+
+    /// The event key that carries this fact.
+    package var field: Event.Field {
+        switch self {
+        case .network: .network
+        case .authMode: .authMode
+        case .appID: .appID
+        case .user: .user
+        case .cause: .cause
+        }
+    }
 
     /// Every fact, in the order problems are reported.
     static let ordered: [EventFact] = [.network, .authMode, .appID, .user, .cause]

@@ -48,10 +48,42 @@ public struct SessionState: Sendable, Codable, Equatable {
             self.offlineLogin = offlineLogin
             self.idpLogin = idpLogin
         }
-        enum CodingKeys: String, CodingKey {
-            case biometric
-            case offlineLogin = "offline_login"
-            case idpLogin = "idp_login"
+        /// The keys of `failures`.
+        package enum Field: UInt8, JSONField {
+
+            case biometric, offlineLogin, idpLogin
+
+            package var name: StaticString {
+                switch self {
+                case .biometric: "biometric"
+                case .offlineLogin: "offline_login"
+                case .idpLogin: "idp_login"
+                }
+            }
+
+            package init?(_ key: UnsafeRawBufferPointer) {
+                switch key.count {
+                case 9 where key.equals(Self.biometric.name): self = .biometric
+                case 9 where key.equals(Self.idpLogin.name): self = .idpLogin
+                case 13 where key.equals(Self.offlineLogin.name): self = .offlineLogin
+                default: return nil
+                }
+            }
+
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: Field.self)
+            biometric = try c.decodeIfPresent(Int.self, forKey: .biometric) ?? 0
+            offlineLogin = try c.decodeIfPresent(Int.self, forKey: .offlineLogin) ?? 0
+            idpLogin = try c.decodeIfPresent(Int.self, forKey: .idpLogin) ?? 0
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Field.self)
+            try c.encode(biometric, forKey: .biometric)
+            try c.encode(offlineLogin, forKey: .offlineLogin)
+            try c.encode(idpLogin, forKey: .idpLogin)
         }
     }
 
@@ -78,19 +110,63 @@ public struct SessionState: Sendable, Codable, Equatable {
         self.biometricLocked = biometricLocked
     }
 
-    enum CodingKeys: String, CodingKey {
-        case state, user, device, failures
-        case authMode = "auth_mode"
-        case lastIdPLogin = "last_idp_login"
-        case lastOnline = "last_online"
-        case lastActivity = "last_activity"
-        case highestTime = "highest_time"
-        case readOnly = "read_only"
-        case biometricLocked = "biometric_locked"
+    /// The keys of a session state: the one place they are spelled (`JSONField`).
+    package enum Field: UInt8, JSONField {
+
+        case state, user, device, authMode, lastIdPLogin, lastOnline, lastActivity, highestTime, failures, readOnly, biometricLocked
+
+        package var name: StaticString {
+            switch self {
+            case .state: "state"
+            case .user: "user"
+            case .device: "device"
+            case .authMode: "auth_mode"
+            case .lastIdPLogin: "last_idp_login"
+            case .lastOnline: "last_online"
+            case .lastActivity: "last_activity"
+            case .highestTime: "highest_time"
+            case .failures: "failures"
+            case .readOnly: "read_only"
+            case .biometricLocked: "biometric_locked"
+            }
+        }
+
+        package init?(_ key: UnsafeRawBufferPointer) {
+            switch key.count {
+            case 4 where key.equals(Self.user.name): self = .user
+            case 5 where key.equals(Self.state.name): self = .state
+            case 6 where key.equals(Self.device.name): self = .device
+            case 8 where key.equals(Self.failures.name): self = .failures
+            case 9 where key.equals(Self.authMode.name): self = .authMode
+            case 9 where key.equals(Self.readOnly.name): self = .readOnly
+            case 11 where key.equals(Self.lastOnline.name): self = .lastOnline
+            case 12 where key.equals(Self.highestTime.name): self = .highestTime
+            case 13 where key.equals(Self.lastActivity.name): self = .lastActivity
+            case 14 where key.equals(Self.lastIdPLogin.name): self = .lastIdPLogin
+            case 16 where key.equals(Self.biometricLocked.name): self = .biometricLocked
+            default: return nil
+            }
+        }
+
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Field.self)
+        try c.encode(state, forKey: .state)
+        try c.encodeIfPresent(user, forKey: .user)
+        try c.encodeIfPresent(device, forKey: .device)
+        try c.encodeIfPresent(authMode, forKey: .authMode)
+        try c.encodeIfPresent(lastIdPLogin, forKey: .lastIdPLogin)
+        try c.encodeIfPresent(lastOnline, forKey: .lastOnline)
+        try c.encodeIfPresent(lastActivity, forKey: .lastActivity)
+        try c.encodeIfPresent(highestTime, forKey: .highestTime)
+        try c.encode(failures, forKey: .failures)
+        try c.encode(readOnly, forKey: .readOnly)
+        try c.encode(biometricLocked, forKey: .biometricLocked)
     }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.container(keyedBy: Field.self)
         state = try c.decode(MachineState.self, forKey: .state)
         user = try c.decodeIfPresent(String.self, forKey: .user)
         device = try c.decodeIfPresent(String.self, forKey: .device)

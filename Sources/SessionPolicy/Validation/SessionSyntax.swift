@@ -2,42 +2,41 @@
 /// files and the server), with the same located diagnostics as policies.
 extension SyntaxReader {
     /// Keys of a session state.
-    package static let stateKeys = [
-        "state", "user", "device", "auth_mode", "last_idp_login", "last_online", "last_activity",
-        "highest_time", "failures", "read_only", "biometric_locked",
-    ]
+    package static var stateKeys: [String] { SessionState.Field.keys }
     /// Keys of an event's context (everything but `type` and `time`).
-    package static let contextKeys = ["network", "user", "device", "auth_mode", "cause", "unsynced_items", "attributes", "app_id"]
+    package static var contextKeys: [String] { Event.Field.contextKeys }
     /// Keys of an event's `device`.
-    package static let deviceKeys = ["id", "keystore", "integrity"]
+    package static var deviceKeys: [String] { Event.DeviceFacts.Field.keys }
     /// Keys of a session state's `failures`.
-    package static let failureKeys = ["biometric", "offline_login", "idp_login"]
+    package static var failureKeys: [String] { SessionState.Failures.Field.keys }
 
     /// Reads a session state. Times may be relative to `base` (`-2d`) when one is given.
     package mutating func sessionState(_ node: SyntaxNode, path: String, relativeTo base: Timestamp? = nil) -> SessionState? {
+        typealias K = SessionState.Field
         guard let f = fields(node, path: path, allowed: Self.stateKeys) else { return nil }
         let before = diagnostics.count
         var s = SessionState()
-        if let v = require(f, "state", help: "name the machine state, for example `state: active`") {
-            s.state = keyword(v, f.path("state"), MachineState.self) ?? .signedOut
+        if let v = require(f, K.state.key, help: "name the machine state, for example `state: active`") {
+            s.state = keyword(v, f.path(K.state.key), MachineState.self) ?? .signedOut
         }
-        if let v = f["user"] { s.user = name(v, f.path("user")) }
-        if let v = f["device"] { s.device = name(v, f.path("device")) }
-        if let v = f["auth_mode"] { s.authMode = keyword(v, f.path("auth_mode"), AuthMode.self) }
-        if let v = f["last_idp_login"] { s.lastIdPLogin = time(v, f.path("last_idp_login"), relativeTo: base) }
-        if let v = f["last_online"] { s.lastOnline = time(v, f.path("last_online"), relativeTo: base) }
-        if let v = f["last_activity"] { s.lastActivity = time(v, f.path("last_activity"), relativeTo: base) }
-        if let v = f["highest_time"] { s.highestTime = time(v, f.path("highest_time"), relativeTo: base) }
-        if let v = f["read_only"] { s.readOnly = bool(v, f.path("read_only")) ?? false }
-        if let v = f["biometric_locked"] { s.biometricLocked = bool(v, f.path("biometric_locked")) ?? false }
-        if let v = f["failures"], let ff = fields(v, path: f.path("failures"), allowed: Self.failureKeys) {
-            func count(_ key: String) -> Int {
+        if let v = f[K.user.key] { s.user = name(v, f.path(K.user.key)) }
+        if let v = f[K.device.key] { s.device = name(v, f.path(K.device.key)) }
+        if let v = f[K.authMode.key] { s.authMode = keyword(v, f.path(K.authMode.key), AuthMode.self) }
+        if let v = f[K.lastIdPLogin.key] { s.lastIdPLogin = time(v, f.path(K.lastIdPLogin.key), relativeTo: base) }
+        if let v = f[K.lastOnline.key] { s.lastOnline = time(v, f.path(K.lastOnline.key), relativeTo: base) }
+        if let v = f[K.lastActivity.key] { s.lastActivity = time(v, f.path(K.lastActivity.key), relativeTo: base) }
+        if let v = f[K.highestTime.key] { s.highestTime = time(v, f.path(K.highestTime.key), relativeTo: base) }
+        if let v = f[K.readOnly.key] { s.readOnly = bool(v, f.path(K.readOnly.key)) ?? false }
+        if let v = f[K.biometricLocked.key] { s.biometricLocked = bool(v, f.path(K.biometricLocked.key)) ?? false }
+        if let v = f[K.failures.key], let ff = fields(v, path: f.path(K.failures.key), allowed: Self.failureKeys) {
+            func count(_ field: SessionState.Failures.Field) -> Int {
+                let key = field.key
                 guard let n = ff[key], let c = int(n, ff.path(key)) else { return 0 }
                 if c < 0 { error(.invalidValue, "`\(ff.path(key))` cannot be negative", at: n); return 0 }
                 return c
             }
             s.failures = SessionState.Failures(
-                biometric: count("biometric"), offlineLogin: count("offline_login"), idpLogin: count("idp_login"))
+                biometric: count(.biometric), offlineLogin: count(.offlineLogin), idpLogin: count(.idpLogin))
         }
         return diagnostics.count == before ? s : nil
     }
@@ -45,13 +44,14 @@ extension SyntaxReader {
     /// Reads an event in its JSON shape (`type`, `time` and context keys). `user`, if given, is
     /// the user the event is about when it does not say (the server's session path names one).
     package mutating func event(_ node: SyntaxNode, path: String, user: String? = nil) -> Event? {
-        guard let f = fields(node, path: path, allowed: ["type", "time"] + Self.contextKeys) else { return nil }
+        typealias K = Event.Field
+        guard let f = fields(node, path: path, allowed: K.keys) else { return nil }
         let before = diagnostics.count
-        let kind = require(f, "type", help: "name the event, for example `type: launch`").flatMap {
-            keyword($0, f.path("type"), EventKind.self)
+        let kind = require(f, K.kind.key, help: "name the event, for example `type: launch`").flatMap {
+            keyword($0, f.path(K.kind.key), EventKind.self)
         }
-        let time = require(f, "time", help: "every event carries its time, for example `time: 2026-03-01T09:00:00Z`")
-            .flatMap { self.time($0, f.path("time")) }
+        let time = require(f, K.time.key, help: "every event carries its time, for example `time: 2026-03-01T09:00:00Z`")
+            .flatMap { self.time($0, f.path(K.time.key)) }
         guard let kind, let time else { return nil }
         var e = Event(kind, at: time)
         e.user = user
@@ -63,36 +63,38 @@ extension SyntaxReader {
     /// Applies the context keys present in `f` (network, user, device, ...) to `event`.
     /// Device facts merge key by key.
     package mutating func applyContext(_ f: Fields, to e: inout Event) {
-        if let v = f["network"] { e.network = keyword(v, f.path("network"), Network.self) }
-        if let v = f["user"] { e.user = name(v, f.path("user")) }
-        if let v = f["auth_mode"] { e.authMode = keyword(v, f.path("auth_mode"), AuthMode.self) }
-        if let v = f["cause"] { e.cause = keyword(v, f.path("cause"), RefreshFailureCause.self) }
-        if let v = f["unsynced_items"], let n = int(v, f.path("unsynced_items")) {
-            if n < 0 { error(.invalidValue, "`\(f.path("unsynced_items"))` cannot be negative", at: v) } else { e.unsyncedItems = n }
+        typealias K = Event.Field
+        if let v = f[K.network.key] { e.network = keyword(v, f.path(K.network.key), Network.self) }
+        if let v = f[K.user.key] { e.user = name(v, f.path(K.user.key)) }
+        if let v = f[K.authMode.key] { e.authMode = keyword(v, f.path(K.authMode.key), AuthMode.self) }
+        if let v = f[K.cause.key] { e.cause = keyword(v, f.path(K.cause.key), RefreshFailureCause.self) }
+        if let v = f[K.unsyncedItems.key], let n = int(v, f.path(K.unsyncedItems.key)) {
+            if n < 0 { error(.invalidValue, "`\(f.path(K.unsyncedItems.key))` cannot be negative", at: v) } else { e.unsyncedItems = n }
         }
-        if let v = f["app_id"] { e.appID = name(v, f.path("app_id")) }
-        if let v = f["attributes"], case let .mapping(pairs) = v.kind {
+        if let v = f[K.appID.key] { e.appID = name(v, f.path(K.appID.key)) }
+        if let v = f[K.attributes.key], case let .mapping(pairs) = v.kind {
             for (key, value) in pairs {
                 guard let k = key.scalar else { continue }
-                if let text = string(value, f.path("attributes.\(k)")) { e.attributes[k] = text }
+                if let text = string(value, f.path("\(K.attributes.key).\(k)")) { e.attributes[k] = text }
             }
-        } else if let v = f["attributes"] {
+        } else if let v = f[K.attributes.key] {
             error(
-                .wrongType, "`\(f.path("attributes"))` must be a mapping, found \(v.shapeName)", at: v,
+                .wrongType, "`\(f.path(K.attributes.key))` must be a mapping, found \(v.shapeName)", at: v,
                 help: "write `attributes: { license: revoked }`")
         }
-        if let v = f["device"], let d = fields(v, path: f.path("device"), allowed: Self.deviceKeys) {
-            if let x = d["id"] { e.device.id = name(x, d.path("id")) }
-            if let x = d["keystore"] { e.device.keystore = keyword(x, d.path("keystore"), Keystore.self) }
-            if let x = d["integrity"] { e.device.integrity = keyword(x, d.path("integrity"), Integrity.self) }
+        if let v = f[K.device.key], let d = fields(v, path: f.path(K.device.key), allowed: Self.deviceKeys) {
+            typealias D = Event.DeviceFacts.Field
+            if let x = d[D.id.key] { e.device.id = name(x, d.path(D.id.key)) }
+            if let x = d[D.keystore.key] { e.device.keystore = keyword(x, d.path(D.keystore.key), Keystore.self) }
+            if let x = d[D.integrity.key] { e.device.integrity = keyword(x, d.path(D.integrity.key), Integrity.self) }
         }
     }
 
     /// Reports a fact the event's kind needs but does not carry (`launch` without `network`).
     package mutating func checkRequiredContext(_ e: Event, in f: Fields) {
-        for fact in e.kind.requiredFacts.facts where !fact.isReported(in: e) && !f.has(fact.rawValue) {
+        for fact in e.kind.requiredFacts.facts where !fact.isReported(in: e) && !f.has(fact.field.key) {
             error(
-                .missingKey, "event `\(e.kind.rawValue)` needs `\(fact.rawValue)`", at: f.node, help: fact.help(for: e.kind))
+                .missingKey, "event `\(e.kind.rawValue)` needs `\(fact.field.key)`", at: f.node, help: fact.help(for: e.kind))
         }
     }
 }

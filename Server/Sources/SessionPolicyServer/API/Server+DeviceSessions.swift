@@ -11,33 +11,27 @@ import SessionPolicy
 /// for the user's data.
 extension Server {
     /// `POST /v1/device-sessions` with the user's token: `{pool, device, app, nickname?, avatar?}`.
-    func createDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func createDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<DeviceSessionReport> {
         let claims = try await user(request)
-        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
-        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
-            r.names(node, required: ["pool", "device", "app"], optional: ["nickname", "avatar"])
-        }
-        let pool = try knownPool(fields["pool"]!)
+        let fields = try await request.decode(as: NamesRequest<CreationKeys>.self, context: context)
+        let pool = try knownPool(fields.required("pool"))
         let now = clock()
         let limit = now.adding(TimeSpan(seconds: configuration.deviceSessionLifetime.components.seconds))
         let tokenExpiry = Timestamp(millisecondsSinceEpoch: Int64(claims.exp.value.timeIntervalSince1970 * 1000))
         let session = DeviceSession(
-            pool: pool, device: fields["device"]!, app: fields["app"]!, user: claims.sub.value,
+            pool: pool, device: fields.required("device"), app: fields.required("app"), user: claims.sub.value,
             nickname: fields["nickname"] ?? claims.nickname ?? claims.name, avatar: fields["avatar"] ?? claims.picture,
             profile: claims.profile, createdAt: now, expiresAt: min(limit, tokenExpiry))
         try await stored("put_device_session") { try await store.putDeviceSession(session) }
-        return Self.json(DeviceSessionReport(session), status: .created)
+        return EditedResponse(status: .created, response: DeviceSessionReport(session))
     }
 
     /// `POST /v1/device-sessions/detect`, no login: `{pool, device, app, policy, integrity?}`.
     /// Rate-limited per client address and per device id (device ids can be guessed).
-    func detectDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
-        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
-            r.names(node, required: ["pool", "device", "app", "policy"], optional: ["integrity"])
-        }
-        let pool = try knownPool(fields["pool"]!)
-        let device = fields["device"]!, app = fields["app"]!
+    func detectDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> DetectionReport {
+        let fields = try await request.decode(as: NamesRequest<DetectionKeys>.self, context: context)
+        let pool = try knownPool(fields.required("pool"))
+        let device = fields.required("device"), app = fields.required("app")
         let now = clock()
         let seconds = Double(now.millisecondsSinceEpoch) / 1000
         let client = context.remoteAddress?.ipAddress ?? "unknown"
@@ -49,8 +43,8 @@ extension Server {
                     help: "wait \(Int(wait.rounded(.up))) s", headers: [.retryAfter: String(Int(wait.rounded(.up)))])
             }
         }
-        guard let policy = policies.policy(named: fields["policy"]!) else {
-            throw APIError.unknownPolicy(fields["policy"]!, known: Array(policies.snapshot.policies.keys))
+        guard let policy = policies.policy(named: fields.required("policy")) else {
+            throw APIError.unknownPolicy(fields.required("policy"), known: Array(policies.snapshot.policies.keys))
         }
         var integrity: Integrity?
         if let text = fields["integrity"] {
@@ -64,7 +58,7 @@ extension Server {
         let sessions = try await stored("device_sessions") { try await store.deviceSessions(pool: pool, device: device, now: now) }
         // Another app's session, the newest first; the asking app's own only if there is no other.
         guard let found = sessions.reversed().first(where: { $0.app != app }) ?? sessions.last else {
-            return Self.json(DetectionReport(found: false))
+            return DetectionReport(found: false)
         }
         var event = Event(.deviceSessionDetected, at: now)
         event.appID = found.app
@@ -75,26 +69,22 @@ extension Server {
         let adoption = DetectionReport.Adoption(outcome)
         guard outcome.decision == .allow || outcome.decision == .requireBiometric else {
             // The policy refuses: no display data, no ticket; the app signs in at its IdP.
-            return Self.json(DetectionReport(found: true, adoption: adoption))
+            return DetectionReport(found: true, adoption: adoption)
         }
         let ticket = Secrets.newTicket()
         let expires = now.adding(TimeSpan(seconds: configuration.ticketLifetime.components.seconds))
         let grant = TicketGrant(pool: pool, device: device, detectedBy: app, session: found, expiresAt: expires)
         try await stored("put_ticket") { try await store.putTicket(hash: Secrets.hash(ticket: ticket), grant: grant) }
-        return Self.json(
-            DetectionReport(
-                found: true, nickname: found.nickname, avatar: found.avatar, ticket: ticket, ticketExpiresAt: expires,
-                adoption: adoption))
+        return DetectionReport(
+            found: true, nickname: found.nickname, avatar: found.avatar, ticket: ticket, ticketExpiresAt: expires,
+            adoption: adoption)
     }
 
     /// `POST /v1/device-sessions/exchange` from a back end, with `X-Pool-Secret`: `{pool, ticket}`
     /// -> the user's data. A ticket works once.
-    func exchangeTicket(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
-        let fields = try RequestBody.read(body) { r, node -> [String: String]? in
-            r.names(node, required: ["pool", "ticket"], optional: [])
-        }
-        let pool = fields["pool"]!
+    func exchangeTicket(_ request: Request, _ context: ServerRequestContext) async throws -> ExchangeReport {
+        let fields = try await request.decode(as: NamesRequest<ExchangeKeys>.self, context: context)
+        let pool = fields.required("pool")
         // Compare against a stand-in for unknown pools too, so timing tells nothing.
         let secret = configuration.pools[pool] ?? "\u{0}unknown-pool\u{0}"
         let given = request.headers[.poolSecret] ?? ""
@@ -103,20 +93,20 @@ extension Server {
                 .unauthorized, .unauthorized, "the pool secret is missing or wrong",
                 help: "send the pool's secret in `X-Pool-Secret`, from a back end only")
         }
-        let hash = Secrets.hash(ticket: fields["ticket"]!)
+        let hash = Secrets.hash(ticket: fields.required("ticket"))
         guard let grant = try await stored("take_ticket", { try await store.takeTicket(hash: hash, pool: pool, now: clock()) })
         else {
             throw APIError(
                 .notFound, .invalidTicket, "the ticket is unknown, already used or expired",
                 help: "detect the session again for a new ticket")
         }
-        return Self.json(ExchangeReport(grant))
+        return ExchangeReport(grant)
     }
 
     /// `DELETE /v1/device-sessions/{pool}/{device}/{app}` with the user's token: ends that app's
     /// device session; `DELETE /v1/device-sessions/{pool}/{device}` ends every app's
     /// (`destroy_all`). Only the token's user's sessions end.
-    func destroyDeviceSessions(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func destroyDeviceSessions(_ request: Request, _ context: ServerRequestContext) async throws -> DestroyReport {
         let claims = try await user(request)
         let pool = try knownPool(context.parameters.get("pool") ?? "")
         let device = context.parameters.get("device") ?? ""
@@ -124,7 +114,7 @@ extension Server {
         let n = try await stored("delete_device_sessions") {
             try await store.deleteDeviceSessions(pool: pool, device: device, user: claims.sub.value, app: app)
         }
-        return Self.json(["ended": n])
+        return DestroyReport(ended: n)
     }
 
     private func knownPool(_ pool: String) throws(APIError) -> String {
@@ -142,24 +132,26 @@ extension HTTPField.Name {
     static let poolSecret = HTTPField.Name("X-Pool-Secret")!
 }
 
-extension SyntaxReader {
-    /// Reads a flat object of names: the `required` keys and any of the `optional` ones.
-    mutating func names(_ node: SyntaxNode, required: [String], optional: [String]) -> [String: String]? {
-        guard let f = fields(node, path: "", allowed: required + optional) else { return nil }
-        let before = diagnostics.count
-        var out: [String: String] = [:]
-        for key in required {
-            if let v = require(f, key), let s = name(v, key) { out[key] = s }
-        }
-        for key in optional {
-            if let v = f[key], let s = name(v, key) { out[key] = s }
-        }
-        return diagnostics.count == before ? out : nil
-    }
+/// The body of `POST /v1/device-sessions`.
+enum CreationKeys: NameKeys {
+    static let required = ["pool", "device", "app"]
+    static let optional = ["nickname", "avatar"]
+}
+
+/// The body of `POST /v1/device-sessions/detect`.
+enum DetectionKeys: NameKeys {
+    static let required = ["pool", "device", "app", "policy"]
+    static let optional = ["integrity"]
+}
+
+/// The body of `POST /v1/device-sessions/exchange`.
+enum ExchangeKeys: NameKeys {
+    static let required = ["pool", "ticket"]
+    static let optional: [String] = []
 }
 
 /// A device session as the API shows it to its own user.
-struct DeviceSessionReport: Encodable {
+struct DeviceSessionReport: ResponseEncodable {
     var session: DeviceSession
     init(_ session: DeviceSession) { self.session = session }
 
@@ -183,7 +175,7 @@ struct DeviceSessionReport: Encodable {
 }
 
 /// What detection returns: display data and a ticket, never the user id or a token.
-struct DetectionReport: Encodable {
+struct DetectionReport: ResponseEncodable {
     struct Adoption: Encodable {
         var decision: Decision?
         var reason: Reason
@@ -207,8 +199,13 @@ struct DetectionReport: Encodable {
     }
 }
 
+/// How many device sessions a destroy ended.
+struct DestroyReport: ResponseEncodable {
+    var ended: Int
+}
+
 /// What a ticket is exchanged for.
-struct ExchangeReport: Encodable {
+struct ExchangeReport: ResponseEncodable {
     var user: String
     var profile: [String: String]
     var app: String

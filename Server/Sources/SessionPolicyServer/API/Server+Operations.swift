@@ -7,7 +7,7 @@ import SessionPolicy
 extension Server {
     /// `GET /healthz`: 200 when the store answers and at least one policy serves (`status` is
     /// `degraded` while a policy file is broken and its last good version serves); else 503.
-    func health(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func health(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<HealthReport> {
         let snapshot = policies.snapshot
         var storeOK = true
         do {
@@ -22,7 +22,7 @@ extension Server {
             store: .init(kind: store.kind, ok: storeOK),
             policies: snapshot.policies.keys.sorted(),
             problems: PoliciesReport.problems(snapshot))
-        return Self.json(report, status: healthy ? .ok : .serviceUnavailable)
+        return EditedResponse(status: healthy ? .ok : .serviceUnavailable, response: report)
     }
 
     /// `GET /metrics`: Prometheus text format.
@@ -34,21 +34,20 @@ extension Server {
     }
 
     /// `GET /v1/policies`: the policies that serve and the files that do not compile.
-    func listPolicies(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func listPolicies(_ request: Request, _ context: ServerRequestContext) async throws -> PoliciesReport {
         let snapshot = policies.snapshot
         let iso = ISO8601DateFormatter()
-        return Self.json(
-            PoliciesReport(
-                policies: snapshot.policies.values.sorted { $0.policy.name < $1.policy.name }.map {
-                    .init(
-                        name: $0.policy.name, description: $0.policy.machine.description, file: $0.file, digest: $0.digest,
-                        loadedAt: iso.string(from: $0.loadedAt))
-                },
-                problems: PoliciesReport.problems(snapshot)))
+        return PoliciesReport(
+            policies: snapshot.policies.values.sorted { $0.policy.name < $1.policy.name }.map {
+                .init(
+                    name: $0.policy.name, description: $0.policy.machine.description, file: $0.file, digest: $0.digest,
+                    loadedAt: iso.string(from: $0.loadedAt))
+            },
+            problems: PoliciesReport.problems(snapshot))
     }
 }
 
-struct HealthReport: Encodable {
+struct HealthReport: ResponseEncodable {
     struct Store: Encodable {
         var kind: String
         var ok: Bool
@@ -59,7 +58,7 @@ struct HealthReport: Encodable {
     var problems: [PoliciesReport.Problem]
 }
 
-struct PoliciesReport: Encodable {
+struct PoliciesReport: ResponseEncodable {
     struct Policy: Encodable {
         var name: String
         var description: String?

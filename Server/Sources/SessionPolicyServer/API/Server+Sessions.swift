@@ -22,17 +22,9 @@ extension Server {
 
     /// `POST /v1/policies/{policy}/sessions/{user}/{device}/events`: `{event}` -> the decision,
     /// with the new state stored atomically (a session's events are serialized; none is lost).
-    func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> SessionEventResponse {
         let (key, policy) = try await sessionKey(request, context)
-        let body = try await RequestBody.collect(request, limit: configuration.maxBodyBytes)
-        var event =
-            try body.withUnsafeReadableBytes({ FastJSON.eventRequest($0) })
-            ?? RequestBody.read(body) { r, node -> Event? in
-                guard let f = r.fields(node, path: "", allowed: ["event"]) else { return nil }
-                return r.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
-                    r.event($0, path: "event", user: key.user)
-                }
-            }
+        var event = try await request.decode(as: EventRequest.self, context: context).event
         // The path names the session: an event about another user or device does not belong here.
         if let other = event.user, other != key.user {
             throw APIError.badRequest([
@@ -55,25 +47,20 @@ extension Server {
             try await SessionService(store: store, clock: clock).apply(input, to: key, policy: policy)
         }
         metrics.decided(policy: policy.name, applied.outcome)
-        // `{"device_sessions_ended":N,"outcome":{...},"policy":"...","revision":N}`, sorted keys.
-        var out: [UInt8] = Array("{\"device_sessions_ended\":\(applied.deviceSessionsEnded),\"outcome\":".utf8)
-        FastJSON.append(applied.outcome, to: &out)
-        out.append(contentsOf: #","policy":"#.utf8)
-        out.append(contentsOf: Self.jsonString(policy.name))
-        out.append(contentsOf: ",\"revision\":\(applied.revision)}".utf8)
-        return Self.bytes(out)
+        return SessionEventResponse(
+            deviceSessionsEnded: applied.deviceSessionsEnded, outcome: applied.outcome, policy: policy.name,
+            revision: applied.revision)
     }
 
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
-    func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> SessionReport {
         let (key, _) = try await sessionKey(request, context)
         guard let s = try await stored("get_session", { try await store.session(key) }) else {
             throw APIError.notFound("no stored session for this user and device", help: "its first event creates it")
         }
-        return Self.json(
-            SessionReport(
-                policy: key.policy, user: key.user, device: key.device, revision: s.revision, updatedAt: s.updatedAt,
-                state: s.state))
+        return SessionReport(
+            policy: key.policy, user: key.user, device: key.device, revision: s.revision, updatedAt: s.updatedAt,
+            state: s.state)
     }
 
     /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state.
@@ -87,7 +74,7 @@ extension Server {
 }
 
 /// What reading a stored session returns.
-struct SessionReport: Encodable {
+struct SessionReport: ResponseEncodable {
     var policy: String
     var user: String
     var device: String

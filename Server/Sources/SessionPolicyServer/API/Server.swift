@@ -41,10 +41,18 @@ struct Server: Sendable {
         var path: String
         var handler: @Sendable (Server) -> Handler
 
-        init(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping @Sendable (Server) -> Handler) {
+        /// A route whose handler takes the request (its body read with
+        /// `request.decode(as:context:)`) and returns a value the context's encoder writes.
+        init<Value: ResponseGenerator>(
+            _ method: HTTPRequest.Method, _ path: String,
+            _ handler: @escaping @Sendable (Server) -> @Sendable (Request, ServerRequestContext) async throws -> Value
+        ) {
             self.method = method
             self.path = path
-            self.handler = handler
+            self.handler = { server in
+                let handle = handler(server)
+                return { request, context in try await handle(request, context).response(from: request, context: context) }
+            }
         }
     }
 
@@ -101,30 +109,5 @@ struct Server: Sendable {
         guard let start = rest.firstIndex(where: { !isBlank($0) }), let last = rest.lastIndex(where: { !isBlank($0) })
         else { return nil }
         return String(Substring(header.utf8[start...last]))
-    }
-
-    /// A JSON response with stable key order.
-    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return bytes(data, status: status)
-    }
-
-    /// `text` as a JSON string.
-    static func jsonString(_ text: String) -> [UInt8] {
-        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        if plain { return [UInt8(ascii: "\"")] + Array(text.utf8) + [UInt8(ascii: "\"")] }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return Array((try? encoder.encode(text)) ?? Data("\"\"".utf8))
-    }
-
-    /// A JSON response from encoded bytes.
-    static func bytes(_ data: some Collection<UInt8>, status: HTTPResponse.Status = .ok) -> Response {
-        var buffer = ByteBuffer()
-        buffer.writeBytes(data)
-        buffer.writeString("\n")
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: buffer))
     }
 }

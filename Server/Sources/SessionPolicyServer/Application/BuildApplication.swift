@@ -48,9 +48,14 @@ public func buildApplication(
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: DiagnosticErrorMiddleware())
+    let decoder = StrictRequestDecoder(limits: RequestLimits(configuration))
     for route in Server.routes {
         let handler = route.handler(server)
-        router.on(RouterPath(route.path), method: route.method) { request, context in try await handler(request, context) }
+        router.on(RouterPath(route.path), method: route.method) { request, context in
+            var context = context
+            context.requestDecoder = decoder
+            return try await handler(request, context)
+        }
     }
 
     var services: [any Service] = [

@@ -1,0 +1,81 @@
+import Hummingbird
+import SessionPolicy
+
+/// `{"state": {...}, "event": {...}}`, `state` optional (signed out): the evaluate route's body.
+struct EvaluationRequest: RequestBody {
+    var state: SessionState
+    var event: Event
+
+    static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
+        FastJSON.evaluationRequest(bytes).map { Self(state: $0.state, event: $0.event) }
+    }
+
+    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
+        reader.evaluationInput(node, path: "").map { Self(state: $0.state, event: $0.event) }
+    }
+}
+
+/// `{"items": [{"state": ..., "event": ...}, ...]}`: the batch route's body, within the batch's
+/// own byte limit and a node budget that follows its item limit.
+struct BatchRequest: RequestBody {
+    var items: [FastJSON.Request]
+
+    static func byteLimit(_ limits: RequestLimits) -> Int { limits.batchBytes }
+    static func inputLimits(_ limits: RequestLimits) -> InputLimits {
+        .batch(bytes: limits.batchBytes, items: limits.batchItems)
+    }
+
+    static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
+        guard let items = FastJSON.batchRequest(bytes, limits: inputLimits(limits)), items.count <= limits.batchItems
+        else { return nil }
+        return Self(items: items)
+    }
+
+    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
+        reader.evaluationBatch(node, limit: limits.batchItems).map { Self(items: $0.map { (state: $0.state, event: $0.event) }) }
+    }
+}
+
+/// `{"event": {...}}`: a session's event. The path's user is the event's user when it names none.
+struct EventRequest: RequestBody {
+    var event: Event
+
+    static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
+        FastJSON.eventRequest(bytes).map { Self(event: $0) }
+    }
+
+    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
+        guard let f = reader.fields(node, path: "", allowed: ["event"]) else { return nil }
+        return reader.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
+            reader.event($0, path: "event", user: parameters.get("user"))
+        }.map { Self(event: $0) }
+    }
+}
+
+/// A flat object of names with the keys `Keys` requires and allows (the device-session routes).
+struct NamesRequest<Keys: NameKeys>: RequestBody {
+    var names: [String: String]
+
+    subscript(_ key: String) -> String? { names[key] }
+    /// A required key's value (present once the body is read).
+    func required(_ key: String) -> String { names[key, default: ""] }
+
+    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
+        guard let f = reader.fields(node, path: "", allowed: Keys.required + Keys.optional) else { return nil }
+        let before = reader.diagnostics.count
+        var out: [String: String] = [:]
+        for key in Keys.required {
+            if let v = reader.require(f, key), let s = reader.name(v, key) { out[key] = s }
+        }
+        for key in Keys.optional {
+            if let v = f[key], let s = reader.name(v, key) { out[key] = s }
+        }
+        return reader.diagnostics.count == before ? Self(names: out) : nil
+    }
+}
+
+/// The keys of a `NamesRequest`.
+protocol NameKeys: Sendable {
+    static var required: [String] { get }
+    static var optional: [String] { get }
+}
