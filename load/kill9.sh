@@ -42,7 +42,9 @@ stop = threading.Event()
 def client(user, token):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     path = f"/v1/policies/spendiq/sessions/{user}/phone-{run}/events"
-    body = json.dumps({"event": {"type": "launch", "time": "2026-03-01T09:00:00Z", "network": "online"}})
+    # Dated now: the server refuses events far from its clock (`clock.skew`, `clock.max.delay`).
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    body = json.dumps({"event": {"type": "launch", "time": now, "network": "online"}})
     while not stop.is_set():
         try:
             sent[user] = sent.get(user, 0) + 1

@@ -7,7 +7,8 @@ for line in io.lines(os.getenv("TOKENS") or "tokens.txt") do
 end
 local policy = os.getenv("POLICY") or "spendiq"
 local n = 0
-local body = '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online"}}'
+-- Dated now: the server refuses events far from its clock (`clock.skew`, `clock.max.delay`).
+local body = '{"event":{"type":"launch","time":"' .. os.date("!%Y-%m-%dT%H:%M:%SZ") .. '","network":"online"}}'
 
 request = function()
   n = n + 1

@@ -45,6 +45,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "PEM file of the ES256 public key of user tokens [SESSIONPOLICY_ES256_PUBLIC_KEY holds the PEM].")
     var es256PublicKey: String?
 
+    @Option(
+        help: """
+            File holding the HS256 secret of service tokens, the back end's credential \
+            [SESSIONPOLICY_SERVICE_HS256_SECRET holds the secret itself].
+            """)
+    var serviceHs256SecretFile: String?
+
+    @Option(
+        help: "PEM file of the ES256 public key of service tokens [SESSIONPOLICY_SERVICE_ES256_PUBLIC_KEY holds the PEM].")
+    var serviceEs256PublicKey: String?
+
+    @Option(help: "How far in the server's future an event may be dated, e.g. 5m [SESSIONPOLICY_CLOCK_SKEW] (default: 5m).")
+    var clockSkew: String?
+
+    @Option(help: "How long after its time an event may still arrive, e.g. 7d [SESSIONPOLICY_CLOCK_MAX_DELAY] (default: 7d).")
+    var clockMaxDelay: String?
+
     @Option(help: "Required `iss` of user tokens [SESSIONPOLICY_TOKEN_ISSUER].")
     var tokenIssuer: String?
 
@@ -95,7 +112,9 @@ struct Serve: AsyncParsableCommand {
             ("host", host), ("policies", policies), ("storage", storage), ("hs256.secret.file", hs256SecretFile),
             ("es256.public.key.file", es256PublicKey), ("token.issuer", tokenIssuer), ("token.audience", tokenAudience),
             ("ticket.lifetime", ticketLifetime), ("detect.per.client", detectPerClient), ("detect.per.device", detectPerDevice),
-            ("log.level", logLevel),
+            ("log.level", logLevel), ("service.hs256.secret.file", serviceHs256SecretFile),
+            ("service.es256.public.key.file", serviceEs256PublicKey), ("clock.skew", clockSkew),
+            ("clock.max.delay", clockMaxDelay),
         ]
         for case let (key, value?) in strings { v[key] = .string(value) }
         let ints: [(String, Int?)] = [

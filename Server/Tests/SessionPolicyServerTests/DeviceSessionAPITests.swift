@@ -100,7 +100,7 @@ struct DeviceSessionAPITests {
             let path = "/v1/policies/cross-app-device-sso/sessions/\(user)/\(device)/events"
             _ = try await http.post(
                 path, #"{"event":{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","network":"online"}}"#,
-                token: token)
+                token: try await Tokens.service())
             let logout = try await http.post(
                 path, "{\"event\":{\"type\":\"logout\",\"time\":\"2026-03-01T10:00:00Z\",\"app_id\":\"\(Self.crm)\"}}", token: token)
             #expect(logout.decision == "wipe")

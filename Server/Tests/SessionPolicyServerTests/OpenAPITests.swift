@@ -57,7 +57,18 @@ struct OpenAPITests {
             _ = try await call(
                 .post, session + "/events", sessionPath + "/events",
                 #"{"event":{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","network":"online"}}"#,
-                token: token)
+                token: try await Tokens.service())
+            // A user token may not report a login (403), and the routes of the back end's door.
+            _ = try await call(
+                .post, session + "/events", sessionPath + "/events",
+                #"{"event":{"type":"token_refreshed","time":"2026-03-01T09:00:00Z"}}"#, token: token)
+            _ = try await call(
+                .post, session + "/events", sessionPath + "/events",
+                #"{"event":{"type":"launch","time":"2026-03-09T09:00:00Z","network":"online"}}"#, token: token)
+            let sessions = "/v1/policies/{policy}/sessions/{user}"
+            _ = try await call(.get, sessions, "/v1/policies/cross-app-device-sso/sessions/\(user)", token: token)
+            _ = try await call(.get, sessions, "/v1/policies/cross-app-device-sso/sessions/bob", token: token)
+            _ = try await call(.post, sessions + "/revoke", "/v1/policies/cross-app-device-sso/sessions/\(user)/revoke", token: token)
             _ = try await call(.get, session, sessionPath, token: token)
             _ = try await call(.delete, session, sessionPath, token: token)
             _ = try await call(.delete, session, sessionPath, token: token)

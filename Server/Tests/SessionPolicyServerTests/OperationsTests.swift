@@ -92,7 +92,7 @@ struct OperationsTests {
                 "/v1/policies/spendiq/sessions/alice/d1/events", method: .post,
                 headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
                 body: .init(
-                    string: #"{"event":{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","network":"online"}}"#
+                    string: "{\"event\":{\"type\":\"launch\",\"time\":\"\(Timestamp(Date()))\",\"network\":\"online\"}}"
                 )))
         #expect(reply.status == .ok, "\(reply.body.map { String(buffer: $0) } ?? "")")
         try await client.shutdown()

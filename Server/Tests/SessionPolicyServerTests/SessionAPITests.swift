@@ -19,7 +19,7 @@ struct SessionAPITests {
             let login = try await http.post(
                 path + "/events",
                 Self.event(#"{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"biometric","network":"online"}"#),
-                token: token)
+                token: try await Tokens.service())
             #expect(login.status == 200, "\(login.text)")
             #expect(login.decision == "allow")
             #expect(login.json?["revision"] as? Int == 1)
@@ -102,7 +102,7 @@ struct SessionAPITests {
             let user = try await http.post(
                 path,
                 Self.event(#"{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"none","user":"frank"}"#),
-                token: token)
+                token: try await Tokens.service())
             #expect(user.status == 400)
             let device = try await http.post(
                 path, Self.event(#"{"type":"background","time":"2026-03-01T09:00:00Z","device":{"id":"d2"}}"#), token: token)

@@ -12,11 +12,14 @@ import SessionPolicyTestSupport
 /// shipped policies, a token secret and one user pool, and talks HTTP to it.
 enum TestServer {
     static let poolSecret = "vendor-pool-secret-0123456789"
+    /// The test server's clock unless a test gives another: a few days after the times the
+    /// tests' events carry (2026-03-01 and 2026-03-02), within the allowed delay.
+    static let now = Timestamp.parse("2026-03-03T09:00:00Z")!
 
     static func run(
         _ storage: TestStorage, policies: String = Fixtures.path("policies"),
         configure: (inout ServerConfiguration) -> Void = { _ in },
-        clock: @escaping @Sendable () -> Timestamp = { Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)) },
+        clock: @escaping @Sendable () -> Timestamp = { TestServer.now },
         _ body: @escaping @Sendable (HTTP) async throws -> Void
     ) async throws {
         let dir = try Fixtures.temporaryDirectory("server")
@@ -26,6 +29,7 @@ enum TestServer {
         c.policyDirectory = policies
         c.storage = try storage.url(in: dir)
         c.hs256Secret = Tokens.secret
+        c.serviceHS256Secret = Tokens.serviceSecret
         c.pools = ["vendor": poolSecret]
         c.reloadInterval = .milliseconds(100)
         configure(&c)

@@ -56,6 +56,13 @@ func unique(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(
 /// User tokens for tests.
 enum Tokens {
     static let secret = "test-secret-0123456789abcdef-0123456789"
+    /// The service tokens' secret (the back end's credential), unlike the users'.
+    static let serviceSecret = "service-secret-0123456789abcdef-01234567"
+
+    /// A service token (the back end's), named `service`.
+    static func service(_ name: String = "backend") async throws -> String {
+        try await hs256(name, secret: serviceSecret)
+    }
     /// An HS256 token for `user`, valid for an hour unless `expiresIn` says otherwise.
     static func hs256(
         _ user: String, secret: String = Tokens.secret, expiresIn: TimeInterval = 3600, nickname: String? = nil

@@ -20,6 +20,10 @@ extension DiagnosticCode {
     public static let invalidTicket = DiagnosticCode("invalid-ticket")
     /// Any other HTTP failure (the message says which).
     public static let requestFailed = DiagnosticCode("request-failed")
+    /// An event dated further in the server's future than the allowed clock skew.
+    public static let eventInFuture = DiagnosticCode("event-in-future")
+    /// An event delivered later after its time than the allowed delay.
+    public static let eventTooLate = DiagnosticCode("event-too-late")
     /// A user pool the server is not configured for.
     public static let unknownPool = DiagnosticCode("unknown-pool")
 }

@@ -83,11 +83,14 @@ struct SessionEventResponse: FastResponse {
     var deviceSessionsEnded: Int
     var outcome: Outcome
     var policy: String
+    /// When the server received the event (its own clock), beside the event's own `time`.
+    var receivedAt: Timestamp
     var revision: Int64
 
     enum CodingKeys: String, CodingKey {
         case outcome, policy, revision
         case deviceSessionsEnded = "device_sessions_ended"
+        case receivedAt = "received_at"
     }
 
     func fastJSON() -> [UInt8]? {
@@ -95,7 +98,7 @@ struct SessionEventResponse: FastResponse {
         FastJSON.append(outcome, to: &out)
         out.append(contentsOf: #","policy":"#.utf8)
         out.append(contentsOf: ServerResponseEncoder.jsonString(policy))
-        out.append(contentsOf: ",\"revision\":\(revision)}".utf8)
+        out.append(contentsOf: ",\"received_at\":\"\(receivedAt)\",\"revision\":\(revision)}".utf8)
         return out
     }
 }

@@ -4,27 +4,45 @@ import NIOCore
 import SessionPolicy
 
 /// Stateful evaluation: the server keeps each (policy, user, device) session's state. Every
-/// route needs the user's token, and a token opens only its own user's sessions.
+/// route takes the user's token, which opens only its own user's sessions and may report only
+/// what a device knows (`EventTrust`), or a service token (the back end's), which opens every
+/// user's sessions and may report every event.
 extension Server {
-    /// The session the path names, after checking that the token's user owns it.
-    func sessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> (SessionKey, CompiledPolicy) {
+    /// The policy and user the path names, after checking that the caller may act for that user.
+    func sessionOwner(_ request: Request, _ context: ServerRequestContext) async throws -> (CompiledPolicy, String, Caller) {
         let policy = try policy(context)
         let user = context.parameters.get("user") ?? ""
-        let device = context.parameters.get("device") ?? ""
-        let claims = try await self.user(request)
-        guard claims.sub.value == user else {
+        let caller = try await self.caller(request)
+        if case let .user(claims) = caller, claims.sub.value != user {
             throw APIError(
                 .forbidden, .forbidden, "the token's user may not read or change another user's session",
                 help: "use the session path of the token's own user")
         }
-        return (SessionKey(policy: policy.name, user: user, device: device), policy)
+        return (policy, user, caller)
+    }
+
+    /// The session the path names, after checking that the caller may act for its user.
+    func sessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> (SessionKey, CompiledPolicy, Caller) {
+        let (policy, user, caller) = try await sessionOwner(request, context)
+        let device = context.parameters.get("device") ?? ""
+        return (SessionKey(policy: policy.name, user: user, device: device), policy, caller)
     }
 
     /// `POST /v1/policies/{policy}/sessions/{user}/{device}/events`: `{event}` -> the decision,
     /// with the new state stored atomically (a session's events are serialized; none is lost).
     func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> SessionEventResponse {
-        let (key, policy) = try await sessionKey(request, context)
+        let (key, policy, caller) = try await sessionKey(request, context)
         var event = try await request.decode(as: EventRequest.self, context: context).event
+        let trust = EventTrust(event.kind)
+        if case .user = caller, !trust.userTokenMay {
+            metrics.refused("untrusted_event")
+            throw APIError(
+                .forbidden, .forbidden,
+                "a user token may not report `\(event.kind.rawValue)`: it establishes or extends a session (\(trust.rawValue))",
+                help:
+                    "the back end that saw it happen posts it with a service token (`service.hs256.secret` or `service.es256.public.key`); see the threat model in the README"
+            )
+        }
         // The path names the session: an event about another user or device does not belong here.
         if let other = event.user, other != key.user {
             throw APIError.badRequest([
@@ -40,21 +58,44 @@ extension Server {
                     help: "leave `device.id` out; the path names the device")
             ])
         }
+        let received = clock()
+        try checkEventTime(event.time, received: received)
         event.user = key.user
         event.device.id = key.device
         let input = event
         let applied = try await stored("update_session") {
-            try await SessionService(store: store, clock: clock).apply(input, to: key, policy: policy)
+            try await SessionService(store: store, clock: { received }).apply(input, to: key, policy: policy)
         }
         metrics.decided(policy: policy.name, applied.outcome)
         return SessionEventResponse(
             deviceSessionsEnded: applied.deviceSessionsEnded, outcome: applied.outcome, policy: policy.name,
-            revision: applied.revision)
+            receivedAt: received, revision: applied.revision)
+    }
+
+    /// Refuses an event dated beyond the allowed clock skew in the server's future, or delivered
+    /// later than the allowed delay (a 400; nothing is stored).
+    func checkEventTime(_ time: Timestamp, received: Timestamp) throws(APIError) {
+        let skew = configuration.clockSkew
+        if time > received.adding(skew) {
+            metrics.refused("event_in_future")
+            throw APIError(
+                .badRequest, .eventInFuture,
+                "the event is dated \(time), more than \(skew) after the server's clock (\(received))",
+                help: "send the time the event happened on a correctly set clock; the allowed skew is `clock.skew`")
+        }
+        let delay = configuration.maxEventDelay
+        if time < received.adding(TimeSpan(seconds: -delay.seconds)) {
+            metrics.refused("event_too_late")
+            throw APIError(
+                .badRequest, .eventTooLate,
+                "the event is dated \(time), more than \(delay) before the server received it (\(received))",
+                help: "events must reach the server within `clock.max.delay`; the device signs in online again")
+        }
     }
 
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
     func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> SessionReport {
-        let (key, _) = try await sessionKey(request, context)
+        let (key, _, _) = try await sessionKey(request, context)
         guard let s = try await stored("get_session", { try await store.session(key) }) else {
             throw APIError.notFound("no stored session for this user and device", help: "its first event creates it")
         }
@@ -65,11 +106,46 @@ extension Server {
 
     /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state.
     func deleteSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let (key, _) = try await sessionKey(request, context)
+        let (key, _, _) = try await sessionKey(request, context)
         guard try await stored("delete_session", { try await store.deleteSession(key) }) else {
             throw APIError.notFound("no stored session for this user and device")
         }
         return Response(status: .noContent)
+    }
+
+    /// `GET /v1/policies/{policy}/sessions/{user}`: the user's stored sessions on every device.
+    func listSessions(_ request: Request, _ context: ServerRequestContext) async throws -> SessionList {
+        let (policy, user, _) = try await sessionOwner(request, context)
+        let sessions = try await stored("list_sessions") { try await store.sessions(policy: policy.name, user: user) }
+        return SessionList(
+            policy: policy.name, user: user,
+            sessions: sessions.map {
+                SessionList.Item(device: $0.device, revision: $0.session.revision, updatedAt: $0.session.updatedAt, state: $0.session.state)
+            })
+    }
+
+    /// `POST /v1/policies/{policy}/sessions/{user}/revoke`: "sign out everywhere". Applies
+    /// `tokens_revoked`, dated by the server's clock, to every stored session of the user, so each
+    /// gets the policy's reaction (`signals.tokens_revoked`) and its device sessions end as a wipe
+    /// ends them.
+    func revokeSessions(_ request: Request, _ context: ServerRequestContext) async throws -> RevocationReport {
+        let (policy, user, _) = try await sessionOwner(request, context)
+        let sessions = try await stored("list_sessions") { try await store.sessions(policy: policy.name, user: user) }
+        let now = clock()
+        var ended: [RevocationReport.Item] = []
+        for (device, _) in sessions {
+            let key = SessionKey(policy: policy.name, user: user, device: device)
+            let event = Event(.tokensRevoked, at: now, user: user, device: .init(id: device))
+            let applied = try await stored("update_session") {
+                try await SessionService(store: store, clock: { now }).apply(event, to: key, policy: policy)
+            }
+            metrics.decided(policy: policy.name, applied.outcome)
+            ended.append(
+                .init(
+                    device: device, outcome: applied.outcome, revision: applied.revision,
+                    deviceSessionsEnded: applied.deviceSessionsEnded))
+        }
+        return RevocationReport(policy: policy.name, user: user, sessions: ended)
     }
 }
 
@@ -86,4 +162,38 @@ struct SessionReport: ResponseEncodable {
         case policy, user, device, revision, state
         case updatedAt = "updated_at"
     }
+}
+
+/// A user's stored sessions under one policy.
+struct SessionList: ResponseEncodable {
+    struct Item: Encodable {
+        var device: String
+        var revision: Int64
+        var updatedAt: Timestamp
+        var state: SessionState
+        enum CodingKeys: String, CodingKey {
+            case device, revision, state
+            case updatedAt = "updated_at"
+        }
+    }
+    var policy: String
+    var user: String
+    var sessions: [Item]
+}
+
+/// What "sign out everywhere" did to each session.
+struct RevocationReport: ResponseEncodable {
+    struct Item: Encodable {
+        var device: String
+        var outcome: Outcome
+        var revision: Int64
+        var deviceSessionsEnded: Int
+        enum CodingKeys: String, CodingKey {
+            case device, outcome, revision
+            case deviceSessionsEnded = "device_sessions_ended"
+        }
+    }
+    var policy: String
+    var user: String
+    var sessions: [Item]
 }

@@ -11,6 +11,8 @@ struct Server: Sendable {
     let policies: PolicyRegistry
     let store: any SessionStore
     let verifier: TokenVerifier
+    /// Verifies service tokens: the back end's credential, with keys of its own.
+    let serviceVerifier: TokenVerifier
     let metrics: ServerMetrics
     let detectPerClient: RateLimiter
     let detectPerDevice: RateLimiter
@@ -26,6 +28,8 @@ struct Server: Sendable {
         Route(.post, "/v1/policies/{policy}/evaluate/batch") { $0.evaluateBatch },
         Route(.post, "/v1/policies/{policy}/sessions/{user}/{device}/events") { $0.sessionEvent },
         Route(.get, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.getSession },
+        Route(.get, "/v1/policies/{policy}/sessions/{user}") { $0.listSessions },
+        Route(.post, "/v1/policies/{policy}/sessions/{user}/revoke") { $0.revokeSessions },
         Route(.delete, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.deleteSession },
         Route(.post, "/v1/device-sessions") { $0.createDeviceSession },
         Route(.post, "/v1/device-sessions/detect") { $0.detectDeviceSession },
@@ -75,6 +79,23 @@ struct Server: Sendable {
                 "store operation failed", metadata: ["operation": "\(operation)", "error": "\(error)"])
             throw APIError.store(error)
         }
+    }
+
+    /// Who sent a request: a user with a verified user token, or the back end with a verified
+    /// service token.
+    enum Caller {
+        case user(TokenVerifier.Claims)
+        case service(TokenVerifier.Claims)
+    }
+
+    /// The caller of a route that takes either a user token or a service token, or a 401.
+    func caller(_ request: Request) async throws(APIError) -> Caller {
+        if serviceVerifier.hasKeys, let token = request.headers[.authorization].flatMap(Self.bearerToken),
+            let claims = try? await serviceVerifier.verify(token)
+        {
+            return .service(claims)
+        }
+        return .user(try await user(request))
     }
 
     /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.

@@ -38,9 +38,13 @@ public func buildApplication(
     if !verifier.hasKeys {
         logger.warning("no token keys configured: session and device-session routes refuse every request")
     }
+    let serviceVerifier = try await TokenVerifier(
+        hs256Secret: configuration.serviceHS256Secret, es256PublicKeyPEM: configuration.serviceES256PublicKeyPEM,
+        issuer: configuration.tokenIssuer, audience: configuration.tokenAudience)
     let store = try configuration.storage.makeStore(logger: logger)
     let server = Server(
-        configuration: configuration, policies: policies, store: store, verifier: verifier, metrics: metrics,
+        configuration: configuration, policies: policies, store: store, verifier: verifier, serviceVerifier: serviceVerifier,
+        metrics: metrics,
         detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
         detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
         clock: clock)

@@ -33,6 +33,10 @@ extension ServerConfiguration {
         Key(name: "hs256.secret.file", option: "--hs256-secret-file", isSecret: false),
         Key(name: "es256.public.key", option: nil, isSecret: false),
         Key(name: "es256.public.key.file", option: "--es256-public-key", isSecret: false),
+        Key(name: "service.hs256.secret", option: nil, isSecret: true),
+        Key(name: "service.hs256.secret.file", option: "--service-hs256-secret-file", isSecret: false),
+        Key(name: "service.es256.public.key", option: nil, isSecret: false),
+        Key(name: "service.es256.public.key.file", option: "--service-es256-public-key", isSecret: false),
         Key(name: "token.issuer", option: "--token-issuer", isSecret: false),
         Key(name: "token.audience", option: "--token-audience", isSecret: false),
         Key(name: "pools", option: "--pool", isSecret: true),
@@ -40,6 +44,8 @@ extension ServerConfiguration {
         Key(name: "max.body", option: "--max-body", isSecret: false),
         Key(name: "max.batch.body", option: "--max-batch-body", isSecret: false),
         Key(name: "max.batch.items", option: "--max-batch-items", isSecret: false),
+        Key(name: "clock.skew", option: "--clock-skew", isSecret: false),
+        Key(name: "clock.max.delay", option: "--clock-max-delay", isSecret: false),
         Key(name: "ticket.lifetime", option: "--ticket-lifetime", isSecret: false),
         Key(name: "detect.per.client", option: "--detect-per-client", isSecret: false),
         Key(name: "detect.per.device", option: "--detect-per-device", isSecret: false),
@@ -120,6 +126,23 @@ extension ServerConfiguration {
         } else if let v = config.string(forKey: "es256.public.key") {
             es256PublicKeyPEM = v
         }
+        if let path = config.string(forKey: "service.hs256.secret.file") {
+            serviceHS256Secret = try Self.read(path, what: "service HS256 secret").trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if let v = config.string(forKey: "service.hs256.secret", isSecret: true) {
+            serviceHS256Secret = v
+        }
+        if let path = config.string(forKey: "service.es256.public.key.file") {
+            serviceES256PublicKeyPEM = try Self.read(path, what: "service ES256 public key")
+        } else if let v = config.string(forKey: "service.es256.public.key") {
+            serviceES256PublicKeyPEM = v
+        }
+        if serviceHS256Secret != nil && serviceHS256Secret == hs256Secret
+            || serviceES256PublicKeyPEM != nil && serviceES256PublicKeyPEM == es256PublicKeyPEM
+        {
+            throw ConfigurationError(
+                "the service token key is the user token key, so any user token would pass as a service token",
+                help: "give service tokens a key of their own (`service.hs256.secret`, `service.es256.public.key`)")
+        }
         tokenIssuer = config.string(forKey: "token.issuer")
         tokenAudience = config.string(forKey: "token.audience")
         for entry in config.stringArray(forKey: "pools", isSecret: true) ?? [] {
@@ -145,6 +168,16 @@ extension ServerConfiguration {
         if let v = try positive("max.body") { maxBodyBytes = v }
         if let v = try positive("max.batch.body") { maxBatchBytes = v }
         if let v = try positive("max.batch.items") { maxBatchItems = v }
+        func span(_ name: String, allowZero: Bool) throws(ConfigurationError) -> TimeSpan? {
+            guard let v = config.string(forKey: ConfigKey(name.split(separator: ".").map(String.init))) else { return nil }
+            guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 || allowZero && span.seconds == 0 else {
+                throw ConfigurationError(
+                    "`\(name)` is `\(v)`, not a duration (set by \(source(name)))", help: "write for example `5m`, `90s` or `7d`")
+            }
+            return span
+        }
+        if let v = try span("clock.skew", allowZero: true) { clockSkew = v }
+        if let v = try span("clock.max.delay", allowZero: true) { maxEventDelay = v }
         if let v = config.string(forKey: "ticket.lifetime") {
             guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
                 throw ConfigurationError("the ticket lifetime `\(v)` is not a duration", help: "write for example `60s` or `2m`")

@@ -1,3 +1,5 @@
+public import SessionPolicy
+
 /// Everything `policyctl serve` can be told; the defaults serve `policies/` on 127.0.0.1:8080
 /// with an SQLite file. Read it from the command line, the environment and a file with
 /// `load(commandLine:environment:configFile:)` (the keys are `keys`), or build it in code.
@@ -18,6 +20,15 @@ public struct ServerConfiguration: Sendable {
     public var tokenIssuer: String?
     /// The `aud` user tokens must include, if set.
     public var tokenAudience: String?
+    /// The HS256 secret service tokens (the back end's credential) may be signed with.
+    public var serviceHS256Secret: String?
+    /// The ES256 public key (PEM) service tokens may be signed with.
+    public var serviceES256PublicKeyPEM: String?
+    /// How far in the server's future an event may be dated (the devices' clock error).
+    public var clockSkew = TimeSpan(seconds: 300)
+    /// How late an event may be delivered: dated at most this long before the server receives it
+    /// (an offline client's events arrive when it is back online).
+    public var maxEventDelay = TimeSpan(seconds: 7 * 86_400)
     /// User pools and their secrets (the secret a back end shows to exchange a ticket).
     public var pools: [String: String] = [:]
     /// How often the policy directory is checked for changes (SIGHUP reloads at once).

@@ -30,6 +30,11 @@ public final class ServerMetrics: Sendable {
     static var requestsName: MetricNameDescriptor { name("request_duration", "seconds", "Time to answer a request, by route and status.") }
     static var storeErrorsName: MetricNameDescriptor { name("store_errors", "total", "Storage operations that failed, by operation.") }
     static var rateLimitedName: MetricNameDescriptor { name("rate_limited", "total", "Requests refused by a rate limit, by limit.") }
+    static var refusedName: MetricNameDescriptor {
+        name(
+            "refused_events", "total",
+            "Session events refused before evaluation, by why (untrusted_event, event_in_future, event_too_late).")
+    }
     static var reloadsName: MetricNameDescriptor { name("policy_reloads", "total", "Policy directory reloads, by result.") }
     static var policiesName: MetricNameDescriptor { name("policies", "loaded", "Policies serving.") }
     static var brokenName: MetricNameDescriptor {
@@ -84,6 +89,11 @@ public final class ServerMetrics: Sendable {
     /// Counts a request refused by a rate limit.
     func rateLimited(_ limit: String) {
         registry.makeCounter(descriptor: Self.rateLimitedName, labels: [("limit", limit)]).increment()
+    }
+
+    /// Counts a session event refused before evaluation.
+    func refused(_ why: String) {
+        registry.makeCounter(descriptor: Self.refusedName, labels: [("why", why)]).increment()
     }
 
     /// Records a reload and what serves after it.

@@ -95,6 +95,27 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                SELECT device_id, state, revision, updated_at FROM sessions
+                WHERE policy = \(policy) AND user_id = \(user) AND state IS NOT NULL ORDER BY device_id
+                """, logger: self.logger)
+            var out: [(device: String, session: StoredSession)] = []
+            for try await (device, state, revision, updated) in rows.decode((String, String, Int64, Int64).self) {
+                out.append(
+                    (
+                        device,
+                        StoredSession(
+                            state: try StoredJSON.decode(SessionState.self, state), revision: revision,
+                            updatedAt: Timestamp(millisecondsSinceEpoch: updated))
+                    ))
+            }
+            return out
+        }
+    }
+
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
         try await wrap {
             let rows = try await self.client.query(

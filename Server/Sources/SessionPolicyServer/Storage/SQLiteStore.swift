@@ -126,6 +126,27 @@ public final class SQLiteStore: SessionStore {
         if more { queue.asyncWriteWithoutTransaction { db in self.commitGroup(db) } }
     }
 
+    public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_id, state, revision, updated_at FROM sessions
+                    WHERE policy = ? AND user_id = ? AND state IS NOT NULL ORDER BY device_id
+                    """,
+                arguments: [policy, user]
+            ).map { row in
+                let text: String = row[1]
+                return (
+                    row[0],
+                    StoredSession(
+                        state: try StoredJSON.decode(SessionState.self, text), revision: row[2],
+                        updatedAt: Timestamp(millisecondsSinceEpoch: row[3]))
+                )
+            }
+        }
+    }
+
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
         try await write { db in
             try db.execute(

@@ -122,6 +122,9 @@ public protocol SessionStore: Sendable {
     /// Deletes the state of `key`; true if there was one.
     func deleteSession(_ key: SessionKey) async throws -> Bool
 
+    /// The stored sessions of `user` under `policy` on every device, by device id.
+    func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)]
+
     /// Creates or replaces the device session of (pool, device, app).
     func putDeviceSession(_ session: DeviceSession) async throws
 
