@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 import SessionPolicy
 import SessionPolicyServer
 import SessionPolicyTestSupport
@@ -177,6 +178,42 @@ struct SessionTrustTests {
             let line = try #require(row, "no threat-model row for `\(kind.rawValue)`")
             #expect(line.contains("trust: \(trust.rawValue)"), "\(line)")
             #expect(line.contains(trust.userTokenMay ? "user or service token" : "service token only"), "\(line)")
+        }
+    }
+
+    /// A payload without `exp`.
+    struct NoExpiry: JWTPayload {
+        var sub: SubjectClaim
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    @Test("a 401 says why the token is not valid")
+    func refusals() async throws {
+        try await TestServer.run(.sqlite, configure: { $0.tokenAudience = "sessionpolicy" }) { http in
+            let path = "/v1/policies/spendiq/sessions/zoe/d"
+            let keys = JWTKeyCollection()
+            await keys.add(hmac: HMACKey(from: Tokens.secret), digestAlgorithm: .sha256)
+            let noExp = try await keys.sign(NoExpiry(sub: SubjectClaim(value: "zoe")))
+            let withAudience = { (exp: TimeInterval, secret: String) async throws -> String in
+                let k = JWTKeyCollection()
+                await k.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+                return try await k.sign(TokenVerifier.Claims(sub: "zoe", exp: Date().addingTimeInterval(exp), aud: ["sessionpolicy"]))
+            }
+            let cases: [(String, String)] = [
+                (try await withAudience(-120, Tokens.secret), "has expired"),
+                (try await withAudience(3600, "another-secret-0123456789abcdef-0123"), "signature was not made by a configured key"),
+                ("not.a.jwt", "not a JWT"),
+                (noExp, "lacks a required claim"),
+                (try await Tokens.hs256("zoe"), "audience (`aud`)"),
+                (try await withAudience(-120, Tokens.serviceSecret), "service token is not valid: it has expired"),
+            ]
+            for (token, reason) in cases {
+                let reply = try await http.get(path, token: token)
+                #expect(reply.status == 401)
+                let message = (reply.json?["diagnostics"] as? [[String: Any]])?.first?["message"] as? String ?? ""
+                #expect(message.contains(reason), "\(message)")
+            }
+            #expect(try await http.get(path, token: try await withAudience(3600, Tokens.secret)).status == 404)
         }
     }
 

@@ -90,12 +90,25 @@ struct Server: Sendable {
 
     /// The caller of a route that takes either a user token or a service token, or a 401.
     func caller(_ request: Request) async throws(APIError) -> Caller {
-        if serviceVerifier.hasKeys, let token = request.headers[.authorization].flatMap(Self.bearerToken),
-            let claims = try? await serviceVerifier.verify(token)
-        {
-            return .service(claims)
+        if serviceVerifier.hasKeys, let token = request.headers[.authorization].flatMap(Self.bearerToken) {
+            do {
+                return .service(try await serviceVerifier.verify(token))
+            } catch where error.signatureMatched {
+                // A service token with another problem (expired, wrong audience): say that.
+                throw Self.unauthorized(error, service: true)
+            } catch {}
         }
         return .user(try await user(request))
+    }
+
+    /// The 401 for a token refused for `refusal`, logged with the reason.
+    static func unauthorized(_ refusal: TokenVerifier.Refusal, service: Bool = false) -> APIError {
+        let what = service ? "service token" : "token"
+        Logger(label: "sessionpolicy.auth").info("token refused", metadata: ["reason": "\(refusal)", "kind": "\(what)"])
+        return APIError(
+            .unauthorized, .unauthorized, "the \(what) is not valid: \(refusal)",
+            help: "send an unexpired token with `sub` and `exp`, signed with a key the server is configured with (and the configured `iss` and `aud`)",
+            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
     }
 
     /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.
@@ -108,10 +121,7 @@ struct Server: Sendable {
         do {
             return try await verifier.verify(token)
         } catch {
-            throw APIError(
-                .unauthorized, .unauthorized, "the token is not valid",
-                help: "send an unexpired token signed with a key the server is configured with",
-                headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            throw Self.unauthorized(error)
         }
     }
 

@@ -54,9 +54,14 @@ public struct TokenVerifier: Sendable {
         }
     }
 
-    /// Why a token was refused (the response never says more than "invalid token").
+    /// Why a token was refused, in a sentence the 401 and the log give (RFC 6750's
+    /// `error_description`): expired, a signature no configured key made, a missing claim, the
+    /// wrong issuer or audience.
     public struct Refusal: Error, CustomStringConvertible {
         public var description: String
+        /// Whether a configured key made the signature (then the token is this verifier's, and
+        /// its other problem is the one to report).
+        public var signatureMatched = true
     }
 
     private let keys: JWTKeyCollection
@@ -107,20 +112,50 @@ public struct TokenVerifier: Sendable {
         do {
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
         } catch {
-            throw Refusal(description: "\(error)")
+            throw Self.refusal(error)
         }
-        if let issuer, claims.iss?.value != issuer { throw Refusal(description: "issuer is not `\(issuer)`") }
+        if let issuer, claims.iss?.value != issuer {
+            throw Refusal(description: "its issuer (`iss`) is \(claims.iss.map { "`\($0.value)`" } ?? "missing"), not `\(issuer)`")
+        }
         if let audience {
             do { try claims.aud?.verifyIntendedAudience(includes: audience) } catch {
-                throw Refusal(description: "audience does not include `\(audience)`")
+                throw Refusal(description: "its audience (`aud`) does not include `\(audience)`")
             }
-            if claims.aud == nil { throw Refusal(description: "no audience") }
+            if claims.aud == nil { throw Refusal(description: "it has no audience (`aud`); `\(audience)` is required") }
         }
-        if claims.sub.value.isEmpty { throw Refusal(description: "empty subject") }
+        if claims.sub.value.isEmpty { throw Refusal(description: "its subject (`sub`) is empty") }
         verified.withLockedValue { cache in
             if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
             cache[token] = claims
         }
         return claims
+    }
+
+    /// A jwt-kit failure in words.
+    static func refusal(_ error: any Error) -> Refusal {
+        guard let error = error as? JWTError else {
+            // The payload did not decode: a required claim is missing or of the wrong type.
+            return Refusal(description: "it lacks a required claim (`sub` and `exp`), or one has the wrong type")
+        }
+        switch error.errorType {
+        case .claimVerificationFailure:
+            if error.failedClaim is ExpirationClaim { return Refusal(description: "it has expired (`exp`)") }
+            return Refusal(description: "a claim failed: \(error.reason ?? "unknown")")
+        case .signatureVerificationFailed, .unknownKID, .noKeyProvided:
+            return Refusal(description: "its signature was not made by a configured key", signatureMatched: false)
+        case .malformedToken where (error.reason ?? "").contains("payload"):
+            // The payload is decoded before the signature is checked, so this says nothing of the key.
+            return Refusal(
+                description: "it lacks a required claim (`sub` and `exp`), or one has the wrong type", signatureMatched: false)
+        case .malformedToken:
+            return Refusal(description: "it is not a JWT (three base64url parts)", signatureMatched: false)
+        case .unsupportedAlgorithm, .signingAlgorithmFailure:
+            return Refusal(description: "its algorithm is not one the server takes (HS256, ES256)", signatureMatched: false)
+        default:
+            if error.underlying is DecodingError {
+                return Refusal(description: "it lacks a required claim (`sub` and `exp`), or one has the wrong type")
+            }
+            return Refusal(description: error.reason ?? "\(error.errorType)", signatureMatched: false)
+        }
     }
 }
