@@ -75,6 +75,13 @@ struct Serve: AsyncParsableCommand {
             """)
     var pool: [String] = []
 
+    @Option(
+        help: """
+            An app id and the policy that decides its detections, APP:POLICY; repeat for several \
+            [SESSIONPOLICY_APPS: APP:POLICY,APP:POLICY].
+            """)
+    var app: [String] = []
+
     @Option(help: "Seconds between checks of the policy directory [SESSIONPOLICY_RELOAD_INTERVAL] (default: 2).")
     var reloadInterval: Double?
 
@@ -123,6 +130,7 @@ struct Serve: AsyncParsableCommand {
         for case let (key, value?) in ints { v[key] = .int(value) }
         if let reloadInterval { v["reload.interval"] = .double(reloadInterval) }
         if !pool.isEmpty { v["pools"] = .stringArray(pool) }
+        if !app.isEmpty { v["apps"] = .stringArray(app) }
         return v
     }
 

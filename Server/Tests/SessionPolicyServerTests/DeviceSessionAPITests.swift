@@ -74,19 +74,37 @@ struct DeviceSessionAPITests {
         }
     }
 
-    @Test("the policy decides adoption: an app it does not list gets no ticket (A1, A2)")
+    @Test("the policy decides adoption: a session of an app it does not list is not found, exactly as no session (A1, A2)")
     func policyRefuses() async throws {
         try await TestServer.run(.sqlite) { http in
             let device = unique("phone")
+            let empty = try await Self.detect(http, device: unique("empty"))
             let token = try await Tokens.hs256("alice", nickname: "Alice")
             _ = try await http.post(
                 "/v1/device-sessions", "{\"pool\":\"vendor\",\"device\":\"\(device)\",\"app\":\"com.other.app\"}", token: token)
             let detected = try await Self.detect(http, device: device)
-            let json = try #require(detected.json)
-            #expect(json["found"] as? Bool == true)
-            #expect((json["adoption"] as? [String: Any])?["reason"] as? String == "cross_app_not_allowed")
-            #expect(json["ticket"] == nil)
-            #expect(json["nickname"] == nil)
+            #expect(detected.status == 200)
+            #expect(detected.text == empty.text, "a refusal tells nothing a missing session does not")
+            #expect(detected.json?["found"] as? Bool == false)
+            let metrics = try await http.get("/metrics")
+            #expect(metrics.text.contains("cross_app_not_allowed"), "the refusal is counted, not shown")
+        }
+    }
+
+    @Test("the server, not the caller, decides which policy judges a detection")
+    func appBinding() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let device = unique("phone")
+            let unbound = try await Self.detect(http, device: device, app: "com.attacker.app")
+            #expect(unbound.status == 403)
+            #expect(unbound.code == "unbound-app")
+            // Naming a permissive policy for a bound app is refused, not obeyed.
+            let steered = try await Self.detect(http, device: device, policy: "spendiq")
+            #expect(steered.status == 400)
+            #expect(steered.text.contains("bound to `cross-app-device-sso`"))
+            let implicit = try await http.post(
+                "/v1/device-sessions/detect", "{\"pool\":\"vendor\",\"device\":\"\(device)\",\"app\":\"\(Self.field)\"}")
+            #expect(implicit.status == 200, "\(implicit.text)")
         }
     }
 

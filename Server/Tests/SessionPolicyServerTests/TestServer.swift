@@ -31,6 +31,7 @@ enum TestServer {
         c.hs256Secret = Tokens.secret
         c.serviceHS256Secret = Tokens.serviceSecret
         c.pools = ["vendor": poolSecret]
+        c.apps = ["com.example.crm": "cross-app-device-sso", "com.example.field-service": "cross-app-device-sso"]
         c.reloadInterval = .milliseconds(100)
         configure(&c)
         var logger = Logger(label: "test-server")

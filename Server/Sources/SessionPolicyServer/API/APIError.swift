@@ -24,6 +24,8 @@ extension DiagnosticCode {
     public static let eventInFuture = DiagnosticCode("event-in-future")
     /// An event delivered later after its time than the allowed delay.
     public static let eventTooLate = DiagnosticCode("event-too-late")
+    /// A detecting app that no policy is bound to (`apps`).
+    public static let unboundApp = DiagnosticCode("unbound-app")
     /// A user pool the server is not configured for.
     public static let unknownPool = DiagnosticCode("unknown-pool")
 }

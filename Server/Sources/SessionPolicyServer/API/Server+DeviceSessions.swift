@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import SessionPolicy
 
@@ -26,8 +27,9 @@ extension Server {
         return EditedResponse(status: .created, response: DeviceSessionReport(session))
     }
 
-    /// `POST /v1/device-sessions/detect`, no login: `{pool, device, app, policy, integrity?}`.
-    /// Rate-limited per client address and per device id (device ids can be guessed).
+    /// `POST /v1/device-sessions/detect`, no login: `{pool, device, app, policy?, integrity?}`.
+    /// Rate-limited per client address and per device id (device ids can be guessed). The
+    /// policy that decides is the one the configuration binds to the app (`apps`).
     func detectDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> DetectionReport {
         let fields = try await request.decode(as: NamesRequest<DetectionKeys>.self, context: context)
         let pool = try knownPool(fields.required("pool"))
@@ -43,8 +45,21 @@ extension Server {
                     help: "wait \(Int(wait.rounded(.up))) s", headers: [.retryAfter: String(Int(wait.rounded(.up)))])
             }
         }
-        guard let policy = policies.policy(named: fields.required("policy")) else {
-            throw APIError.unknownPolicy(fields.required("policy"), known: Array(policies.snapshot.policies.keys))
+        // The server decides which policy judges an app's detections, never the caller.
+        guard let bound = configuration.apps[app] else {
+            throw APIError(
+                .forbidden, .unboundApp, "the app `\(app)` is not bound to a policy on this server",
+                help: "bind it with `--app \(app):POLICY` (`SESSIONPOLICY_APPS`)")
+        }
+        if let named = fields["policy"], named != bound {
+            throw APIError.badRequest([
+                .error(
+                    .invalidValue, "`policy` is `\(named)`, but the app `\(app)` is bound to `\(bound)`", at: nil,
+                    help: "leave `policy` out: the server decides by the app")
+            ])
+        }
+        guard let policy = policies.policy(named: bound) else {
+            throw APIError.unknownPolicy(bound, known: Array(policies.snapshot.policies.keys))
         }
         var integrity: Integrity?
         if let text = fields["integrity"] {
@@ -68,8 +83,11 @@ extension Server {
         metrics.decided(policy: policy.name, outcome)
         let adoption = DetectionReport.Adoption(outcome)
         guard outcome.decision == .allow || outcome.decision == .requireBiometric else {
-            // The policy refuses: no display data, no ticket; the app signs in at its IdP.
-            return DetectionReport(found: true, adoption: adoption)
+            // The policy refuses: the answer is exactly "not found", so a refusal does not tell
+            // anyone that someone is signed in on this device. The app signs in at its IdP.
+            Logger(label: "sessionpolicy.detect").debug(
+                "detection refused by the policy", metadata: ["policy": "\(policy.name)", "reason": "\(outcome.reason)"])
+            return DetectionReport(found: false)
         }
         let ticket = Secrets.newTicket()
         let expires = now.adding(TimeSpan(seconds: configuration.ticketLifetime.components.seconds))
@@ -140,8 +158,8 @@ enum CreationKeys: NameKeys {
 
 /// The body of `POST /v1/device-sessions/detect`.
 enum DetectionKeys: NameKeys {
-    static let required = ["pool", "device", "app", "policy"]
-    static let optional = ["integrity"]
+    static let required = ["pool", "device", "app"]
+    static let optional = ["policy", "integrity"]
 }
 
 /// The body of `POST /v1/device-sessions/exchange`.

@@ -40,6 +40,7 @@ extension ServerConfiguration {
         Key(name: "token.issuer", option: "--token-issuer", isSecret: false),
         Key(name: "token.audience", option: "--token-audience", isSecret: false),
         Key(name: "pools", option: "--pool", isSecret: true),
+        Key(name: "apps", option: "--app", isSecret: false),
         Key(name: "reload.interval", option: "--reload-interval", isSecret: false),
         Key(name: "max.body", option: "--max-body", isSecret: false),
         Key(name: "max.batch.body", option: "--max-batch-body", isSecret: false),
@@ -155,6 +156,14 @@ extension ServerConfiguration {
                     "the secret of pool `\(entry[..<colon])` is shorter than 16 bytes", help: "use a long random secret")
             }
             pools[String(entry[..<colon])] = secret
+        }
+        for entry in config.stringArray(forKey: "apps") ?? [] {
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ConfigurationError(
+                    "an app is written APP:POLICY, found `\(entry)`", help: "for example `com.example.crm:cross-app-device-sso`")
+            }
+            apps[parts[0]] = parts[1]
         }
         if let v = config.double(forKey: "reload.interval") {
             guard v > 0, v.isFinite else { throw ConfigurationError("the reload interval must be a positive number of seconds") }

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maxEventDelay = TimeSpan(seconds: 7 * 86_400)
     /// User pools and their secrets (the secret a back end shows to exchange a ticket).
     public var pools: [String: String] = [:]
+    /// The policy that decides each app's detections, by app id: the server decides which policy
+    /// judges a detection, never the caller. An app not listed cannot detect.
+    public var apps: [String: String] = [:]
     /// How often the policy directory is checked for changes (SIGHUP reloads at once).
     public var reloadInterval: Duration = .seconds(2)
     /// The largest request body, except batches.
