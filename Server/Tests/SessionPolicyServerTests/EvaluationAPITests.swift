@@ -61,6 +61,50 @@ struct EvaluationAPITests {
         }
     }
 
+    @Test("a batch answers per item: an invalid item gets its own diagnostics, the others their outcomes")
+    func batchPerItem() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let good = #"{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"}}"#
+            let bad = #"{"event":{"type":"launch","time":"yesterday","network":"offline"}}"#
+            let noNetwork = #"{"event":{"type":"launch","time":"2026-03-01T09:00:00Z"}}"#
+            let reply = try await http.post(
+                "/v1/policies/spendiq/evaluate/batch", "{\"items\":[\(good),\(bad),\(good),\(noNetwork)]}")
+            #expect(reply.status == 200, "\(reply.text)")
+            let results = try #require(reply.json?["results"] as? [[String: Any]])
+            #expect(results.count == 4)
+            #expect(results[0]["decision"] as? String == "idp_login")
+            #expect(results[2]["decision"] as? String == "idp_login")
+            let diagnostics = results[1]["diagnostics"] as? [[String: Any]]
+            #expect(diagnostics?.first?["code"] as? String == "invalid-time")
+            #expect(diagnostics?.first?["file"] as? String == "body" && diagnostics?.first?["line"] as? Int == 1)
+            #expect((results[3]["diagnostics"] as? [[String: Any]])?.first?["code"] as? String == "missing-key")
+            #expect(results[1]["decision"] == nil)
+            // The batch itself wrong is still a 400: not an object of items, or broken JSON.
+            #expect(try await http.post("/v1/policies/spendiq/evaluate/batch", #"{"items":[\#(good)"#).status == 400)
+            #expect(try await http.post("/v1/policies/spendiq/evaluate/batch", #"{"things":[]}"#).status == 400)
+        }
+    }
+
+    @Test("a wrong method on a known route is a 405 with Allow; an unknown path a 404; every error one compact line")
+    func methodsAndErrorFormat() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let put = try await http.send(.put, "/v1/policies")
+            #expect(put.status == 405)
+            #expect(put.code == "method-not-allowed")
+            #expect(put.headers[.allow] == "GET")
+            let session = try await http.send(.patch, "/v1/policies/spendiq/sessions/u/d")
+            #expect(session.status == 405)
+            #expect(session.headers[.allow] == "GET, DELETE")
+            let unknown = try await http.get("/v1/nothing")
+            #expect(unknown.status == 404)
+            #expect(unknown.code == "not-found")
+            for reply in [put, session, unknown, try await http.post("/v1/policies/spendiq/evaluate", "{")] {
+                #expect(reply.text.hasSuffix("}\n") && reply.text.dropLast().contains("\n") == false, "\(reply.text)")
+                #expect(reply.text.hasPrefix(#"{"diagnostics":[{"#))
+            }
+        }
+    }
+
     @Test("explain=true names the deciding transition and every guard tried")
     func explain() async throws {
         try await TestServer.run(.sqlite) { http in

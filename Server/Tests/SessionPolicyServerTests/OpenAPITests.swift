@@ -49,6 +49,9 @@ struct OpenAPITests {
             _ = try await call(
                 .post, "/v1/policies/{policy}/evaluate/batch", "/v1/policies/spendiq/evaluate/batch",
                 "{\"items\":[{\"event\":\(launch)},{\"state\":{\"state\":\"active\",\"user\":\"u\"},\"event\":\(launch)}]}")
+            _ = try await call(
+                .post, "/v1/policies/{policy}/evaluate/batch", "/v1/policies/spendiq/evaluate/batch",
+                "{\"items\":[{\"event\":\(launch)},{\"event\":{\"type\":\"lunch\"}}]}")
             let session = "/v1/policies/{policy}/sessions/{user}/{device}"
             let sessionPath = "/v1/policies/cross-app-device-sso/sessions/\(user)/\(device)"
             _ = try await call(.get, session, sessionPath, token: token)

@@ -18,6 +18,19 @@ struct StoreConformanceTests {
         }
     }
 
+    /// Says in the test output when the PostgreSQL cases did not run: this test is then reported
+    /// as skipped, with the reason and how to run them.
+    @Test(
+        "the PostgreSQL cases run against a real database",
+        .enabled(
+            if: TestStorage.postgresURL != nil,
+            "PostgreSQL cases SKIPPED: no database; set SESSIONPOLICY_TEST_POSTGRES=postgres://USER:PASSWORD@HOST:PORT/DB (.ci/run does)"
+        ))
+    func postgresRuns() async throws {
+        #expect(TestStorage.available.contains(.postgres))
+        try await TestStorage.postgres.withStore { store in #expect(store.kind == "postgres") }
+    }
+
     @Test("a session is stored, read, revised and deleted", arguments: TestStorage.available)
     func roundTrip(_ kind: TestStorage) async throws {
         try await kind.withStore { store in

@@ -114,8 +114,27 @@ extension SyntaxReader {
         return (state, event)
     }
 
-    /// Reads a batch, `{"items": [{"state": ..., "event": ...}, ...]}`, of at most `limit` items.
+    /// Reads a batch, `{"items": [{"state": ..., "event": ...}, ...]}`, of at most `limit` items,
+    /// all or nothing: nil with every item's diagnostics if any item is invalid.
     package mutating func evaluationBatch(_ node: SyntaxNode, limit: Int) -> [(state: SessionState, event: Event)]? {
+        guard let results = evaluationBatchItems(node, limit: limit) else { return nil }
+        var out: [(state: SessionState, event: Event)] = []
+        out.reserveCapacity(results.count)
+        for result in results {
+            switch result {
+            case let .success(input): out.append(input)
+            case let .failure(error): error.diagnostics.forEach { report($0) }
+            }
+        }
+        return out.count == results.count ? out : nil
+    }
+
+    /// Reads a batch item by item: nil (with diagnostics) only when the batch itself is wrong
+    /// (not `{"items": [...]}`, or more than `limit` items); otherwise each item's input, or
+    /// the diagnostics of that item alone (located as `items[3].event.time`).
+    package mutating func evaluationBatchItems(
+        _ node: SyntaxNode, limit: Int
+    ) -> [Result<(state: SessionState, event: Event), DiagnosticError>]? {
         guard let f = fields(node, path: "", allowed: ["items"]),
             let items = require(f, "items", help: "send `items`: a list of `{state, event}`").flatMap({ list($0, "items") })
         else { return nil }
@@ -123,12 +142,10 @@ extension SyntaxReader {
             error(.inputTooLarge, "the batch has \(items.count) items, more than the limit of \(limit)", at: node, help: "split it")
             return nil
         }
-        let before = diagnostics.count
-        var out: [(state: SessionState, event: Event)] = []
-        out.reserveCapacity(items.count)
-        for (i, item) in items.enumerated() {
-            if let input = evaluationInput(item, path: "items[\(i)]") { out.append(input) }
+        return items.enumerated().map { i, item in
+            var reader = SyntaxReader()
+            if let input = reader.evaluationInput(item, path: "items[\(i)]"), !reader.diagnostics.hasErrors { return .success(input) }
+            return .failure(DiagnosticError(reader.diagnostics))
         }
-        return diagnostics.count == before ? out : nil
     }
 }

@@ -26,6 +26,8 @@ extension DiagnosticCode {
     public static let eventTooLate = DiagnosticCode("event-too-late")
     /// A detecting app that no policy is bound to (`apps`).
     public static let unboundApp = DiagnosticCode("unbound-app")
+    /// A known route asked with a method it does not take (405, with `Allow`).
+    public static let methodNotAllowed = DiagnosticCode("method-not-allowed")
     /// A user pool the server is not configured for.
     public static let unknownPool = DiagnosticCode("unknown-pool")
 }
@@ -53,12 +55,16 @@ public struct APIError: HTTPResponseError {
         self.init(status, [.error(code, message, at: nil, help: help)], headers: headers)
     }
 
+    /// `{"diagnostics": [...]}`, sorted by place, written like every other response: compact,
+    /// sorted keys, one line.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers = self.headers
-        headers[.contentType] = "application/json"
-        return Response(
-            status: status, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: DiagnosticRenderer.json(diagnostics) + "\n")))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(["diagnostics": diagnostics.sortedForOutput()])) ?? Data(#"{"diagnostics":[]}"#.utf8)
+        var response = ServerResponseEncoder.response(body)
+        response.status = status
+        for field in headers { response.headers[field.name] = field.value }
+        return response
     }
 
     static func badRequest(_ diagnostics: [Diagnostic]) -> APIError { APIError(.badRequest, diagnostics) }
@@ -91,6 +97,23 @@ public struct APIError: HTTPResponseError {
 struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static var tooLarge: APIError { .bodyTooLarge("the request body is too large") }
 
+    /// The API's routes (method, path template with `{name}` parameters), to tell a wrong
+    /// method (405 with `Allow`) from an unknown path (404).
+    var routes: [(method: HTTPRequest.Method, path: String)] = []
+
+    /// The methods the routes take on `path`, in the routes' order.
+    func methods(for path: String) -> [HTTPRequest.Method] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var out: [HTTPRequest.Method] = []
+        for route in routes {
+            let template = route.path.split(separator: "/", omittingEmptySubsequences: true)
+            guard template.count == segments.count else { continue }
+            let matches = zip(template, segments).allSatisfy { t, s in (t.hasPrefix("{") && t.hasSuffix("}")) || t == s }
+            if matches, !out.contains(route.method) { out.append(route.method) }
+        }
+        return out
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -100,6 +123,11 @@ struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw Self.tooLarge
         } catch let error as HTTPError {
             switch error.status {
+            case .notFound where !methods(for: request.uri.path).isEmpty:
+                let allowed = methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
+                throw APIError(
+                    .methodNotAllowed, .methodNotAllowed, "`\(request.uri.path)` does not take `\(request.method.rawValue)`",
+                    help: "use \(allowed)", headers: [.allow: allowed])
             case .notFound:
                 throw APIError(
                     .notFound, .notFound, "no route `\(request.method.rawValue) \(request.uri.path)`",

@@ -16,9 +16,10 @@ struct EvaluationRequest: RequestBody {
 }
 
 /// `{"items": [{"state": ..., "event": ...}, ...]}`: the batch route's body, within the batch's
-/// own byte limit and a node budget that follows its item limit.
+/// own byte limit and a node budget that follows its item limit. Each item is read on its own:
+/// an invalid item is that item's diagnostics, not the batch's failure.
 struct BatchRequest: RequestBody {
-    var items: [FastJSON.Request]
+    var items: [Result<FastJSON.Request, DiagnosticError>]
 
     static func byteLimit(_ limits: RequestLimits) -> Int { limits.batchBytes }
     static func inputLimits(_ limits: RequestLimits) -> InputLimits {
@@ -28,11 +29,13 @@ struct BatchRequest: RequestBody {
     static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
         guard let items = FastJSON.batchRequest(bytes, limits: inputLimits(limits)), items.count <= limits.batchItems
         else { return nil }
-        return Self(items: items)
+        return Self(items: items.map { .success($0) })
     }
 
     static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
-        reader.evaluationBatch(node, limit: limits.batchItems).map { Self(items: $0.map { (state: $0.state, event: $0.event) }) }
+        reader.evaluationBatchItems(node, limit: limits.batchItems).map { results in
+            Self(items: results.map { $0.map { (state: $0.state, event: $0.event) } })
+        }
     }
 }
 

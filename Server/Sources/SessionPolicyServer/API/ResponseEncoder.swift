@@ -63,16 +63,38 @@ struct EvaluationResponse: FastResponse {
     }
 }
 
-/// The response of the batch route: `{"policy": ..., "results": [outcome, ...]}`.
+/// The response of the batch route: `{"policy": ..., "results": [...]}`, one result per item in
+/// the items' order: the item's outcome, or `{"diagnostics": [...]}` for an item that is not valid.
 struct BatchResponse: FastResponse {
     var policy: String
-    var results: [Outcome]
+    var results: [Result<Outcome, DiagnosticError>]
 
+    enum CodingKeys: String, CodingKey { case policy, results }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(policy, forKey: .policy)
+        var list = c.nestedUnkeyedContainer(forKey: .results)
+        for result in results {
+            switch result {
+            case let .success(outcome): try list.encode(outcome)
+            case let .failure(error): try list.encode(["diagnostics": error.diagnostics.sortedForOutput()])
+            }
+        }
+    }
+
+    /// The fast writer takes a batch whose every item has an outcome.
     func fastJSON() -> [UInt8]? {
+        var outcomes: [Outcome] = []
+        outcomes.reserveCapacity(results.count)
+        for result in results {
+            guard case let .success(outcome) = result else { return nil }
+            outcomes.append(outcome)
+        }
         var out: [UInt8] = Array(#"{"policy":"#.utf8)
         out.append(contentsOf: ServerResponseEncoder.jsonString(policy))
         out.append(UInt8(ascii: ","))
-        out.append(contentsOf: FastJSON.batchResponse(results).dropFirst())
+        out.append(contentsOf: FastJSON.batchResponse(outcomes).dropFirst())
         return out
     }
 }

@@ -23,15 +23,18 @@ extension Server {
     func evaluateBatch(_ request: Request, _ context: ServerRequestContext) async throws -> BatchResponse {
         let policy = try policy(context)
         let items = try await request.decode(as: BatchRequest.self, context: context).items
-        var outcomes: [Outcome] = []
-        outcomes.reserveCapacity(items.count)
+        var results: [Result<Outcome, DiagnosticError>] = []
+        results.reserveCapacity(items.count)
         var counts: [Int: (Outcome, Int)] = [:]
-        for (state, event) in items {
-            let outcome = policy.evaluate(state, event)
-            outcomes.append(outcome)
-            counts[outcome.transition, default: (outcome, 0)].1 += 1
+        for item in items {
+            results.append(
+                item.map { state, event in
+                    let outcome = policy.evaluate(state, event)
+                    counts[outcome.transition, default: (outcome, 0)].1 += 1
+                    return outcome
+                })
         }
         for (outcome, n) in counts.values { metrics.decided(policy: policy.name, outcome, count: n) }
-        return BatchResponse(policy: policy.name, results: outcomes)
+        return BatchResponse(policy: policy.name, results: results)
     }
 }

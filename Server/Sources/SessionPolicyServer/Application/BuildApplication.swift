@@ -51,7 +51,7 @@ public func buildApplication(
 
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: MetricsMiddleware(metrics: metrics))
-    router.add(middleware: DiagnosticErrorMiddleware())
+    router.add(middleware: DiagnosticErrorMiddleware(routes: Server.routes.map { ($0.method, $0.path) }))
     let decoder = StrictRequestDecoder(limits: RequestLimits(configuration))
     for route in Server.routes {
         let handler = route.handler(server)
