@@ -94,6 +94,43 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(
+        "PostgreSQL: two servers on one database write one session, interleaved and at once: none is lost or applied twice",
+        .enabled(if: TestStorage.postgresURL != nil, "needs SESSIONPOLICY_TEST_POSTGRES"))
+    func twoServersOneSession() async throws {
+        try await TestStorage.postgres.withStore { a in
+            try await TestStorage.postgres.withStore { b in
+                let key = SessionKey(policy: "p", user: unique("u"), device: "d1")
+                @Sendable func bump(_ store: any SessionStore) async throws -> Int {
+                    try await store.updateSession(key, now: Self.t0) { old in
+                        var s = old?.state ?? SessionState(state: .active)
+                        s.failures.idpLogin += 1
+                        return (s, s.failures.idpLogin)
+                    }.1
+                }
+                // Interleaved: each server's remembered row goes stale, so its next write conflicts,
+                // reads the row again and applies the event to what the other server wrote.
+                var seen: [Int] = []
+                for i in 0..<10 { seen.append(try await bump(i % 3 == 0 ? a : b)) }
+                #expect(seen == Array(1...10))
+                // A session forgotten and recreated by the other server: the remembered row is gone.
+                #expect(try await b.deleteSession(key))
+                #expect(try await bump(b) == 1)
+                #expect(try await bump(a) == 2)
+                // At once, from both.
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for i in 0..<40 { group.addTask { try await bump(i % 2 == 0 ? a : b) } }
+                    var results: [Int] = []
+                    for try await r in group { results.append(r) }
+                    #expect(results.sorted() == Array(3...42), "every event saw the one before it, none twice")
+                }
+                let final = try #require(try await a.session(key))
+                #expect(final.state.failures.idpLogin == 42)
+                #expect(final.revision == 42)
+            }
+        }
+    }
+
     @Test("a steady stream of session updates does not starve the store's other writes", arguments: TestStorage.available)
     func otherWritesTakeTurns(_ kind: TestStorage) async throws {
         try await kind.withStore { store in

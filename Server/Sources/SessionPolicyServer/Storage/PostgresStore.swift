@@ -1,17 +1,31 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 public import PostgresNIO
 public import ServiceLifecycle
 public import SessionPolicy
 
 /// The shared store: PostgreSQL through a postgres-nio connection pool, for several servers.
-/// An event's load-evaluate-store runs in one transaction holding the session's row lock
-/// (`SELECT ... FOR UPDATE`), so concurrent events of one session are serialized across
-/// servers. The store is a `Service`: its pool runs in the application's service group.
+///
+/// An event is one round trip when this server wrote or read the session last: a conditional
+/// write (`UPDATE ... WHERE revision = r AND state = s`, or `INSERT ... ON CONFLICT DO NOTHING`
+/// for a first event) that succeeds only if the row is still the one the event was evaluated
+/// against. When another server (or a concurrent event) changed it, the write matches no row, and
+/// the event is evaluated again against the row as it is now (read once more) and written again:
+/// optimistic concurrency, so no event is lost or applied twice, across servers too. After
+/// `maxAttempts` conflicts an event falls back to a transaction holding the row's lock
+/// (`SELECT ... FOR UPDATE`), which always makes progress. The store is a `Service`: its pool
+/// runs in the application's service group.
 public final class PostgresStore: SessionStore, Service {
     public let kind = "postgres"
     private let client: PostgresClient
     private let logger: Logger
+    /// The last row this server read or wrote of each session: its value and its text as stored.
+    private let cache = NIOLockedValueBox([SessionKey: (session: StoredSession, text: String)]())
+    /// Most sessions remembered; past it the memory starts empty again.
+    static let cacheLimit = 65_536
+    /// Conditional writes tried before the locking transaction.
+    static let maxAttempts = 8
 
     /// Creates a store for `configuration`; queries wait until ``run()`` runs the pool.
     public init(configuration: PostgresClient.Configuration, logger: Logger) {
@@ -63,8 +77,93 @@ public final class PostgresStore: SessionStore, Service {
     public func updateSession<R: Sendable>(
         _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
+        for _ in 0..<Self.maxAttempts {
+            let old = try await remembered(key)
+            let (state, result) = try update(old?.session)
+            let stored = StoredSession(state: state, revision: (old?.session.revision ?? 0) + 1, updatedAt: now)
+            let text = StoredJSON.encode(state)
+            if try await write(key, stored, text: text, over: old) {
+                remember(key, stored, text: text)
+                return (stored, result)
+            }
+            forget(key)
+        }
+        return try await lockedUpdate(key, now: now, update)
+    }
+
+    /// The session as this server last saw it, or as stored now when it has not seen it.
+    private func remembered(_ key: SessionKey) async throws -> (session: StoredSession, text: String)? {
+        if let entry = cache.withLockedValue({ $0[key] }) { return entry }
+        let entry = try await wrap { () -> (session: StoredSession, text: String)? in
+            let rows = try await self.client.query(
+                """
+                SELECT state, revision, updated_at FROM sessions
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) AND state IS NOT NULL
+                """, logger: self.logger)
+            var out: (session: StoredSession, text: String)?
+            for try await (state, revision, updated) in rows.decode((String, Int64, Int64).self) {
+                out = (
+                    StoredSession(
+                        state: try StoredJSON.decode(SessionState.self, state), revision: revision,
+                        updatedAt: Timestamp(millisecondsSinceEpoch: updated)),
+                    state
+                )
+            }
+            return out
+        }
+        if let entry { remember(key, entry.session, text: entry.text) }
+        return entry
+    }
+
+    /// Writes `stored` if the row is still `old` (no row when `old` is nil): one statement, one
+    /// round trip, committed on its own. False when the row has changed.
+    private func write(
+        _ key: SessionKey, _ stored: StoredSession, text: String, over old: (session: StoredSession, text: String)?
+    )
+        async throws -> Bool
+    {
+        let millis = stored.updatedAt.millisecondsSinceEpoch
+        return try await wrap {
+            let rows: PostgresRowSequence
+            if let old {
+                rows = try await self.client.query(
+                    """
+                    UPDATE sessions SET state = \(text), revision = \(stored.revision), updated_at = \(millis)
+                    WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
+                      AND revision = \(old.session.revision) AND state = \(old.text)
+                    RETURNING 1
+                    """, logger: self.logger)
+            } else {
+                rows = try await self.client.query(
+                    """
+                    INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
+                    VALUES (\(key.policy), \(key.user), \(key.device), \(text), \(stored.revision), \(millis))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: self.logger)
+            }
+            var written = false
+            for try await _ in rows.decode(Int.self) { written = true }
+            return written
+        }
+    }
+
+    private func remember(_ key: SessionKey, _ session: StoredSession, text: String) {
+        cache.withLockedValue { cache in
+            if cache.count >= Self.cacheLimit, cache[key] == nil { cache.removeAll(keepingCapacity: true) }
+            cache[key] = (session, text)
+        }
+    }
+
+    private func forget(_ key: SessionKey) {
+        _ = cache.withLockedValue { $0.removeValue(forKey: key) }
+    }
+
+    /// The pessimistic path: load, evaluate and store in one transaction holding the row's lock.
+    private func lockedUpdate<R: Sendable>(
+        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+    ) async throws -> (StoredSession, R) {
         let millis = now.millisecondsSinceEpoch
-        return try await transaction { conn in
+        let (stored, text, result) = try await transaction { conn in
             let select: PostgresQuery = """
                 SELECT state, revision, updated_at FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) FOR UPDATE
@@ -91,8 +190,10 @@ public final class PostgresStore: SessionStore, Service {
                 UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis)
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 """, logger: self.logger)
-            return (stored, result)
+            return (stored, json, result)
         }
+        remember(key, stored, text: text)
+        return (stored, result)
     }
 
     public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {
@@ -117,7 +218,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
-        try await wrap {
+        forget(key)
+        return try await wrap {
             let rows = try await self.client.query(
                 """
                 DELETE FROM sessions WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)

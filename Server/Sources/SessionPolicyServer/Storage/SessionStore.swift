@@ -115,6 +115,8 @@ public protocol SessionStore: Sendable {
     /// Loads the state of `key` (nil if none), lets `update` compute the next one, stores it
     /// and returns `update`'s result, atomically: concurrent updates of one key are serialized,
     /// none is lost. If `update` throws, nothing is stored. The write is durable when this returns.
+    /// `update` may run more than once (a store that writes optimistically evaluates again
+    /// after a conflict); only the run whose result is stored counts, so it must be pure.
     func updateSession<R: Sendable>(
         _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R)
