@@ -323,7 +323,7 @@ extension PolicyRegistry {
                 let now =
                     compiled[entry.file].map { "`\(entry.file)` defines `\($0.policy.name)` now" } ?? "`\(entry.file)` does not compile"
                 d = .warning(
-                    .unknownPolicy, "no file defines policy `\(name)` now (\(now)); its last good version still serves",
+                    .unknownPolicy, "no file defines policy `\(name)` any more (\(now)); its last good version still serves",
                     at: SourceLocation(file: entry.file, line: compiled[entry.file]?.nameLine ?? 1, column: 1), help: removeHelp(name))
                 log.append(
                     .init(
