@@ -18,8 +18,11 @@ struct Serve: AsyncParsableCommand {
             lines are visible to other users of the machine.
             Without --storage, sessions are kept in the SQLite file `sessionpolicy.sqlite`.
             The server reloads the policy directory on SIGHUP and when a file changes; a file that \
-            no longer compiles is reported (log, /healthz) while its last good version serves. \
-            SIGTERM or SIGINT stops it gracefully. Logs are logfmt lines on standard error.
+            no longer compiles, is gone, or repeats the name of a policy that serves is reported \
+            (log, /healthz) while the last good version serves. A policy stops serving only on \
+            purpose: a file NAME.removed in the directory, or a restart. \
+            SIGTERM or SIGINT stops it gracefully (logged: `stopping` and `stopped`, with the \
+            signal). Logs are logfmt lines on standard error.
             Exit codes: 0 stopped; 2 invalid configuration, or the store cannot be opened; 64 usage error.
             """)
 
@@ -155,7 +158,7 @@ struct Serve: AsyncParsableCommand {
                 onServerRunning: { port in
                     FileHandle.standardOutput.write(Data("listening on http://\(configuration.host):\(port)\n".utf8))
                 })
-            try await app.runService()
+            try await runApplication(app, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw Exit.invalidInput

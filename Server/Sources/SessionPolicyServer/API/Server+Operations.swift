@@ -6,7 +6,8 @@ import SessionPolicy
 /// Health, metrics and what serves.
 extension Server {
     /// `GET /healthz`: 200 when the store answers and at least one policy serves (`status` is
-    /// `degraded` while a policy file is broken and its last good version serves); else 503.
+    /// `degraded` while the policy directory has a problem: a file that does not compile, a
+    /// second file with a name that serves, a policy kept serving without its file); else 503.
     func health(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<HealthReport> {
         let snapshot = policies.snapshot
         var storeOK = true
@@ -33,7 +34,7 @@ extension Server {
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: buffer))
     }
 
-    /// `GET /v1/policies`: the policies that serve and the files that do not compile.
+    /// `GET /v1/policies`: the policies that serve and the policy directory's problems.
     func listPolicies(_ request: Request, _ context: ServerRequestContext) async throws -> PoliciesReport {
         let snapshot = policies.snapshot
         let iso = ISO8601DateFormatter()
@@ -83,7 +84,7 @@ struct PoliciesReport: ResponseEncodable {
     var problems: [Problem]
 
     static func problems(_ s: PolicyRegistry.Snapshot) -> [Problem] {
-        s.problems.values.sorted { $0.file < $1.file }.map {
+        s.problems.map {
             Problem(file: $0.file, stillServing: $0.stillServing, diagnostics: $0.diagnostics.sortedForOutput())
         }
     }

@@ -5,8 +5,13 @@ public import SessionPolicy
 import SessionPolicyYAML
 
 /// The policies a server serves, loaded from a directory by name (the policy's `name:`).
-/// A reload compiles every file; a file that no longer compiles is reported (log, `/healthz`,
-/// `/v1/policies`) while its last good version keeps serving. Reads are a lock and a copy.
+///
+/// A reload never takes a policy away by accident. Each served policy belongs to the file that
+/// defined its name first. A file that no longer compiles, a second file with a name that
+/// already serves, a file that is gone or that now defines another name: each is a problem
+/// (log, `/healthz`, `/v1/policies`) while the last good version keeps serving. A policy stops
+/// serving only on purpose: a file `NAME.removed` in the directory (see ``removalSuffix``), or a
+/// restart, which serves what the directory holds. Reads are a lock and a copy.
 public final class PolicyRegistry: Sendable {
     /// One served policy.
     public struct Entry: Sendable {
@@ -20,7 +25,8 @@ public final class PolicyRegistry: Sendable {
         public var loadedAt: Date
     }
 
-    /// A file that does not compile now.
+    /// A file with a problem now: it does not compile, it names a policy another file already
+    /// serves, or it is gone (or names another policy) while the policy it held still serves.
     public struct Problem: Sendable {
         /// The file.
         public var file: String
@@ -34,13 +40,23 @@ public final class PolicyRegistry: Sendable {
     public struct Snapshot: Sendable {
         /// Served policies by name.
         public var policies: [String: Entry] = [:]
-        /// Files that do not compile, by path.
-        public var problems: [String: Problem] = [:]
+        /// The problems, sorted by file (a file may have more than one).
+        public var problems: [Problem] = []
+        /// The served policies that no file defines now (their file is gone or names another
+        /// policy): their last good version serves until they are removed on purpose.
+        public var kept: Set<String> = []
         /// The directory's state when it was read (names, sizes, modification times).
         var fingerprint: [String: String] = [:]
         /// When the directory was last read.
         public var loadedAt: Date?
+
+        /// How many files have a problem.
+        public var filesWithProblems: Int { Set(problems.map(\.file)).count }
     }
+
+    /// The suffix of a removal marker: a file `NAME.removed` in the directory stops policy
+    /// `NAME` from serving at the next reload, whatever the other files hold.
+    public static let removalSuffix = ".removed"
 
     /// The directory the policies come from.
     public let directory: String
@@ -62,76 +78,78 @@ public final class PolicyRegistry: Sendable {
 
     /// Whether the directory changed since the last reload (cheap: names, sizes and times).
     public func directoryChanged() -> Bool {
-        Self.fingerprint(of: directory) != state.withLockedValue { $0.fingerprint }
+        Self.fingerprint(of: Self.listing(of: directory)) != state.withLockedValue { $0.fingerprint }
     }
 
-    /// Reads the directory again. Returns true when every file compiled.
+    /// Reads the directory again and logs what changed (each policy with its old and new
+    /// digest) and every problem. Returns true when there is no problem.
     @discardableResult
     public func reload(logger: Logger) -> Bool {
         reloadLock.withLock {
             let old = snapshot
-            var next = Snapshot()
-            next.fingerprint = Self.fingerprint(of: directory)
-            next.loadedAt = Date()
-            let files = SourceFile.expand(directory).filter { $0 != directory }
-            if files.isEmpty {
-                next.problems[directory] = Problem(
-                    file: directory,
-                    diagnostics: [
-                        .error(
-                            .fileNotFound, "no policy files in `\(directory)`", at: nil,
-                            help: "give the directory that holds the `.yaml` policy files with `--policies`")
-                    ], stillServing: nil)
-            }
-            for file in files {
-                switch PolicyFile.load(file) {
-                case let .success(loaded):
-                    let name = loaded.compiled.name
-                    if let other = next.policies[name] {
-                        let d = Diagnostic.error(
-                            .duplicatePolicyName, "policy `\(name)` is also defined in `\(other.file)`",
-                            at: SourceLocation(file: file, line: 1, column: 1), help: "give every policy in the directory its own `name`")
-                        next.problems[file] = Problem(file: file, diagnostics: [d], stillServing: nil)
-                        continue
-                    }
-                    let digest = Self.digest(loaded.text)
-                    let previous = old.policies[name]
-                    next.policies[name] =
-                        previous?.digest == digest && previous?.file == file
-                        ? previous! : Entry(policy: loaded.compiled, file: file, digest: digest, loadedAt: Date())
-                case let .failure(error):
-                    // Keep serving the last good version that came from this file.
-                    let lastGood = old.policies.values.first { $0.file == file }
-                    if let lastGood, next.policies[lastGood.policy.name] == nil {
-                        next.policies[lastGood.policy.name] = lastGood
-                    }
-                    next.problems[file] = Problem(file: file, diagnostics: error.diagnostics, stillServing: lastGood?.policy.name)
-                }
-            }
+            let (next, records) = Self.next(after: old, read: DirectoryRead(directory: directory), now: Date())
             state.withLockedValue { $0 = next }
-            for problem in next.problems.values.sorted(by: { $0.file < $1.file }) {
-                logger.error(
-                    "policy file does not compile",
-                    metadata: [
-                        "file": "\(problem.file)", "still_serving": "\(problem.stillServing ?? "nothing")",
-                        "diagnostics": "\(problem.diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" })",
-                    ])
-            }
-            let changed =
-                Set(next.policies.keys).symmetricDifference(old.policies.keys).count
-                + next.policies.filter { old.policies[$0.key]?.digest != $0.value.digest }.count
-            if changed > 0 || old.loadedAt == nil {
-                logger.info(
-                    "policies loaded",
-                    metadata: ["directory": "\(directory)", "policies": "\(next.policies.keys.sorted().joined(separator: ","))"])
+            for record in records {
+                logger.log(level: record.level, "\(record.message)", metadata: record.metadata)
             }
             return next.problems.isEmpty
         }
     }
+}
 
-    static func fingerprint(of directory: String) -> [String: String] {
+// MARK: - Reading the directory
+
+extension PolicyRegistry {
+    /// A policy file that compiles.
+    struct Compiled {
+        var policy: CompiledPolicy
+        var digest: String
+        /// The line of its `name:` key (1 when it cannot be told).
+        var nameLine: Int
+    }
+
+    /// What one reload read.
+    struct DirectoryRead {
+        var directory: String
+        /// The policy files, sorted.
+        var files: [String]
+        /// What each file compiled to, or why it does not.
+        var results: [String: Result<Compiled, DiagnosticError>]
+        /// The policies removed on purpose, with their marker files.
+        var removed: [String: String]
+        var fingerprint: [String: String]
+
+        init(directory: String) {
+            let listing = PolicyRegistry.listing(of: directory)
+            self.directory = directory
+            fingerprint = PolicyRegistry.fingerprint(of: listing)
+            files = listing.files
+            removed = listing.markers
+            results = [:]
+            for file in files {
+                results[file] = PolicyFile.load(file).map {
+                    Compiled(
+                        policy: $0.compiled, digest: PolicyRegistry.digest($0.text), nameLine: PolicyRegistry.nameLine(in: $0.text))
+                }
+            }
+        }
+    }
+
+    /// The policy files (sorted) and the removal markers (policy name -> marker file) of `directory`.
+    static func listing(of directory: String) -> (files: [String], markers: [String: String]) {
+        let files = SourceFile.expand(directory).filter { $0 != directory }
+        var markers: [String: String] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        where name.hasSuffix(removalSuffix) && name.count > removalSuffix.count {
+            let policy = String(name.dropLast(removalSuffix.count))
+            markers[policy] = marker(directory, policy)
+        }
+        return (files, markers)
+    }
+
+    static func fingerprint(of listing: (files: [String], markers: [String: String])) -> [String: String] {
         var out: [String: String] = [:]
-        for file in SourceFile.expand(directory) {
+        for file in listing.files + listing.markers.values {
             let attributes = try? FileManager.default.attributesOfItem(atPath: file)
             let size = (attributes?[.size] as? NSNumber)?.intValue ?? -1
             let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
@@ -148,5 +166,216 @@ public final class PolicyRegistry: Sendable {
             h = h &* 0x100_0000_01b3
         }
         return String(h, radix: 16)
+    }
+
+    /// The line of a YAML file's top-level `name:` key; 1 when there is none (JSON, say).
+    static func nameLine(in text: String) -> Int {
+        var line = 1
+        for l in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if l.hasPrefix("name:") || l.hasPrefix("name :") { return line }
+            line += 1
+        }
+        return 1
+    }
+}
+
+// MARK: - The next snapshot
+
+extension PolicyRegistry {
+    /// One log record of a reload.
+    struct LogRecord {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    /// What serves after a reload that read `read`, when `old` served, and what to log. No I/O.
+    static func next(after old: Snapshot, read: DirectoryRead, now: Date) -> (Snapshot, [LogRecord]) {
+        var next = Snapshot()
+        next.fingerprint = read.fingerprint
+        next.loadedAt = now
+        var log: [LogRecord] = []
+        let directory = read.directory
+        let removeHelp = { (name: String) in
+            "put back a file that defines `\(name)` to serve it from a file again; to stop serving it, create "
+                + "`\(marker(directory, name))` (or restart the server)"
+        }
+
+        if read.files.isEmpty {
+            next.problems.append(
+                Problem(
+                    file: directory,
+                    diagnostics: [
+                        .error(
+                            .fileNotFound, "no policy files in `\(directory)`", at: nil,
+                            help: "give the directory that holds the `.yaml` policy files with `--policies`")
+                    ], stillServing: nil))
+            log.append(.init(level: .error, message: "no policy files in the directory", metadata: ["directory": "\(directory)"]))
+        }
+
+        // The files that compile, by the name they define (in file order), and those that do not.
+        var claims: [String: [String]] = [:]
+        var compiled: [String: Compiled] = [:]
+        var broken: [String: [Diagnostic]] = [:]
+        for file in read.files {
+            switch read.results[file] {
+            case let .success(c)?:
+                claims[c.policy.name, default: []].append(file)
+                compiled[file] = c
+            case let .failure(error)?:
+                broken[file] = error.diagnostics
+            case nil:
+                continue
+            }
+        }
+
+        // Each name serves from the file that had it first; the other files that define it are problems.
+        for name in claims.keys.sorted() {
+            let files = claims[name]!
+            if let marker = read.removed[name] {
+                for file in files {
+                    let d = Diagnostic.warning(
+                        .duplicatePolicyName, "policy `\(name)` is removed on purpose by `\(marker)`: this file does not serve",
+                        at: SourceLocation(file: file, line: compiled[file]!.nameLine, column: 1),
+                        help: "delete `\(marker)` to serve this file as `\(name)`")
+                    next.problems.append(Problem(file: file, diagnostics: [d], stillServing: nil))
+                    log.append(
+                        .init(
+                            level: .warning, message: "policy file not served: its policy is removed on purpose",
+                            metadata: ["file": "\(file)", "policy": "\(name)", "marker": "\(marker)"]))
+                }
+                continue
+            }
+            let incumbent = old.policies[name]
+            let owner: String?
+            if let incumbent, files.contains(incumbent.file) {
+                owner = incumbent.file
+            } else if let incumbent, !old.kept.contains(name), broken[incumbent.file] != nil {
+                owner = nil  // its file does not compile now: its last good version keeps the name
+            } else {
+                owner = files.first
+            }
+            if let owner {
+                let c = compiled[owner]!
+                next.policies[name] =
+                    incumbent.map { $0.file == owner && $0.digest == c.digest } == true
+                    ? incumbent! : Entry(policy: c.policy, file: owner, digest: c.digest, loadedAt: now)
+            } else {
+                next.policies[name] = incumbent
+            }
+            let serving = next.policies[name]!.file
+            for file in files where file != owner {
+                let d = Diagnostic.error(
+                    .duplicatePolicyName, "policy `\(name)` already serves from `\(serving)`: this file does not serve",
+                    at: SourceLocation(file: file, line: compiled[file]!.nameLine, column: 1),
+                    help: "give every policy in the directory its own `name`; to serve `\(name)` from this file instead, "
+                        + "delete `\(serving)` or change its `name`")
+                next.problems.append(Problem(file: file, diagnostics: [d], stillServing: nil))
+                log.append(
+                    .init(
+                        level: .error, message: "policy file not served: its name already serves from another file",
+                        metadata: ["file": "\(file)", "policy": "\(name)", "serving_file": "\(serving)"]))
+            }
+        }
+
+        // A file that does not compile: the version it last served keeps serving.
+        for file in read.files {
+            guard let diagnostics = broken[file] else { continue }
+            var stillServing: String?
+            if let lastGood = old.policies.values.first(where: { $0.file == file && !old.kept.contains($0.policy.name) }),
+                read.removed[lastGood.policy.name] == nil
+            {
+                let name = lastGood.policy.name
+                if next.policies[name] == nil { next.policies[name] = lastGood }
+                if next.policies[name]?.file == file { stillServing = name }
+            }
+            next.problems.append(Problem(file: file, diagnostics: diagnostics, stillServing: stillServing))
+            log.append(
+                .init(
+                    level: .error, message: "policy file does not compile",
+                    metadata: [
+                        "file": "\(file)", "still_serving": "\(stillServing ?? "nothing")",
+                        "diagnostics": "\(diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" })",
+                    ]))
+        }
+
+        // A policy that served and that no file defines now keeps serving, unless removed on purpose.
+        for (name, entry) in old.policies.sorted(by: { $0.key < $1.key }) where next.policies[name] == nil {
+            if let marker = read.removed[name] {
+                log.append(
+                    .init(
+                        level: .notice, message: "policy removed on purpose",
+                        metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)", "marker": "\(marker)"]))
+                continue
+            }
+            next.policies[name] = entry
+            next.kept.insert(name)
+            let d: Diagnostic
+            if !read.files.contains(entry.file) {
+                d = .warning(
+                    .fileNotFound, "`\(entry.file)` is gone; the last good version of policy `\(name)` still serves", at: nil,
+                    help: removeHelp(name))
+                log.append(
+                    .init(
+                        level: .warning, message: "policy file is gone; its last good version still serves",
+                        metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)"]))
+            } else {
+                let now =
+                    compiled[entry.file].map { "`\(entry.file)` defines `\($0.policy.name)` now" } ?? "`\(entry.file)` does not compile"
+                d = .warning(
+                    .unknownPolicy, "no file defines policy `\(name)` any more (\(now)); its last good version still serves",
+                    at: SourceLocation(file: entry.file, line: compiled[entry.file]?.nameLine ?? 1, column: 1), help: removeHelp(name))
+                log.append(
+                    .init(
+                        level: .warning, message: "policy no longer defined by its file; its last good version still serves",
+                        metadata: [
+                            "policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)",
+                            "file_defines": "\(compiled[entry.file]?.policy.name ?? "nothing")",
+                        ]))
+            }
+            next.problems.append(Problem(file: entry.file, diagnostics: [d], stillServing: name))
+        }
+        next.problems.sort { ($0.file, $0.stillServing ?? "") < ($1.file, $1.stillServing ?? "") }
+
+        // What changed, with digests.
+        var changed = 0
+        for name in Set(old.policies.keys).union(next.policies.keys).sorted() {
+            switch (old.policies[name], next.policies[name]) {
+            case let (nil, after?):
+                changed += 1
+                log.append(
+                    .init(
+                        level: .info, message: "policy added",
+                        metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
+            case (_?, nil):
+                changed += 1  // logged above: removed on purpose
+            case let (before?, after?) where before.file != after.file || before.digest != after.digest:
+                changed += 1
+                var metadata: Logger.Metadata = [
+                    "policy": "\(name)", "file": "\(after.file)", "old_digest": "\(before.digest)", "new_digest": "\(after.digest)",
+                ]
+                if before.file != after.file { metadata["old_file"] = "\(before.file)" }
+                log.append(.init(level: .info, message: "policy changed", metadata: metadata))
+            case let (_?, after?) where old.kept.contains(name) && !next.kept.contains(name):
+                log.append(
+                    .init(
+                        level: .info, message: "policy file is back",
+                        metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
+            default:
+                break
+            }
+        }
+        if changed > 0 || old.loadedAt == nil {
+            log.append(
+                .init(
+                    level: .info, message: "policies loaded",
+                    metadata: ["directory": "\(directory)", "policies": "\(next.policies.keys.sorted().joined(separator: ","))"]))
+        }
+        return (next, log)
+    }
+
+    /// The removal marker of policy `name` in `directory`.
+    static func marker(_ directory: String, _ name: String) -> String {
+        (directory.hasSuffix("/") ? directory : directory + "/") + name + removalSuffix
     }
 }

@@ -35,6 +35,6 @@ struct PolicyWatcher: Service {
     func reload() {
         let ok = registry.reload(logger: logger)
         let s = registry.snapshot
-        metrics.reloaded(ok: ok, policies: s.policies.count, broken: s.problems.count)
+        metrics.reloaded(ok: ok, policies: s.policies.count, broken: s.filesWithProblems)
     }
 }
