@@ -8,6 +8,8 @@
 #   PG_URL=postgres://postgres@127.0.0.1:54329/policytest bash load/realistic.sh
 #
 # Env: USERS (100000), DURATION (s per run, 10), ROUNDS (3), THREADS (2), CONNECTIONS (32),
+# WARMUP (s of stateful traffic per server before measuring, 3; a server's first event of a
+# session reads the row before writing it, so give it USERS / rate seconds to see them all),
 # BATCH (items per batch request, 100), BIN (a folder with release policyctl-serve and
 # echo-server; default: build them). Without PG_URL the PostgreSQL rows are left out.
 # Needs wrk, python3 and, for PostgreSQL, psql and pgbench. Not a test: it prints figures.
@@ -25,7 +27,8 @@ WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
-export THREADS BATCH
+SCRIPT_START=$(date +%s)
+export THREADS BATCH SCRIPT_START
 
 if [ -z "${BIN:-}" ]; then
   swift build -c release --package-path Server --product policyctl-serve >/dev/null
@@ -92,7 +95,15 @@ SQL
 fi
 
 # Warm-up, not counted.
-TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d3s -s load/workload.lua http://127.0.0.1:18191 >/dev/null 2>&1
+WARMUP=${WARMUP:-3}
+FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18191 >/dev/null 2>&1
+if [ -n "${PG_URL:-}" ]; then
+  FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1
+  TOKENS=$WORK/tokens-a.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1 &
+  warm=$!
+  TOKENS=$WORK/tokens-b.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18193 >/dev/null 2>&1
+  wait "$warm"
+fi
 BODY=$WORK/evaluate.json wrk -t"$THREADS" -c"$CONNECTIONS" -d3s -s load/post.lua http://127.0.0.1:18190/echo >/dev/null
 
 echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, release builds, $(nproc) cores, $USERS users, median of $ROUNDS rounds"

@@ -22,8 +22,8 @@ public final class PostgresStore: SessionStore, Service {
     private let logger: Logger
     /// The last row this server read or wrote of each session: its value and its text as stored.
     private let cache = NIOLockedValueBox([SessionKey: (session: StoredSession, text: String)]())
-    /// Most sessions remembered; past it the memory starts empty again.
-    static let cacheLimit = 65_536
+    /// Most sessions remembered (about 1 KB each); past it, one is forgotten for each new one.
+    static let cacheLimit = 131_072
     /// Conditional writes tried before the locking transaction.
     static let maxAttempts = 8
 
@@ -124,32 +124,23 @@ public final class PostgresStore: SessionStore, Service {
     {
         let millis = stored.updatedAt.millisecondsSinceEpoch
         return try await wrap {
-            let rows: PostgresRowSequence
-            if let old {
-                rows = try await self.client.query(
-                    """
-                    UPDATE sessions SET state = \(text), revision = \(stored.revision), updated_at = \(millis)
-                    WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
-                      AND revision = \(old.session.revision) AND state = \(old.text)
-                    RETURNING 1
-                    """, logger: self.logger)
-            } else {
-                rows = try await self.client.query(
-                    """
-                    INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
-                    VALUES (\(key.policy), \(key.user), \(key.device), \(text), \(stored.revision), \(millis))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: self.logger)
-            }
             var written = false
-            for try await _ in rows.decode(Int.self) { written = true }
+            if let old {
+                let statement = ConditionalUpdate(
+                    key: key, state: text, revision: stored.revision, updatedAt: millis, oldRevision: old.session.revision,
+                    oldState: old.text)
+                for try await _ in try await self.client.execute(statement, logger: self.logger) { written = true }
+            } else {
+                let statement = FirstInsert(key: key, state: text, revision: stored.revision, updatedAt: millis)
+                for try await _ in try await self.client.execute(statement, logger: self.logger) { written = true }
+            }
             return written
         }
     }
 
     private func remember(_ key: SessionKey, _ session: StoredSession, text: String) {
         cache.withLockedValue { cache in
-            if cache.count >= Self.cacheLimit, cache[key] == nil { cache.removeAll(keepingCapacity: true) }
+            if cache.count >= Self.cacheLimit, cache[key] == nil { cache.remove(at: cache.startIndex) }
             cache[key] = (session, text)
         }
     }
@@ -359,4 +350,62 @@ public final class PostgresStore: SessionStore, Service {
             throw StoreError("PostgreSQL: \(String(reflecting: error))")
         }
     }
+}
+
+/// The statements of a stateful event, prepared once per connection (PostgreSQL parses and plans
+/// them once, not for every event).
+struct ConditionalUpdate: PostgresPreparedStatement {
+    static let sql = """
+        UPDATE sessions SET state = $1, revision = $2, updated_at = $3
+        WHERE policy = $4 AND user_id = $5 AND device_id = $6 AND revision = $7 AND state = $8
+        RETURNING 1
+        """
+    typealias Row = Int
+    var key: SessionKey
+    var state: String
+    var revision: Int64
+    var updatedAt: Int64
+    var oldRevision: Int64
+    var oldState: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 8)
+        b.append(state)
+        b.append(revision)
+        b.append(updatedAt)
+        b.append(key.policy)
+        b.append(key.user)
+        b.append(key.device)
+        b.append(oldRevision)
+        b.append(oldState)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
+}
+
+/// A session's first event: written only if no row exists yet.
+struct FirstInsert: PostgresPreparedStatement {
+    static let sql = """
+        INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1
+        """
+    typealias Row = Int
+    var key: SessionKey
+    var state: String
+    var revision: Int64
+    var updatedAt: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 6)
+        b.append(key.policy)
+        b.append(key.user)
+        b.append(key.device)
+        b.append(state)
+        b.append(revision)
+        b.append(updatedAt)
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
 }
