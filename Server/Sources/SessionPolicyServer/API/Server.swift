@@ -93,9 +93,9 @@ struct Server: Sendable {
         if serviceVerifier.hasKeys, let token = request.headers[.authorization].flatMap(Self.bearerToken) {
             do {
                 return .service(try await serviceVerifier.verify(token))
-            } catch where error.signatureMatched {
+            } catch let refusal where refusal.signatureMatched {
                 // A service token with another problem (expired, wrong audience): say that.
-                throw Self.unauthorized(error, service: true)
+                throw Self.unauthorized(refusal, service: true)
             } catch {}
         }
         return .user(try await user(request))
@@ -107,7 +107,8 @@ struct Server: Sendable {
         Logger(label: "sessionpolicy.auth").info("token refused", metadata: ["reason": "\(refusal)", "kind": "\(what)"])
         return APIError(
             .unauthorized, .unauthorized, "the \(what) is not valid: \(refusal)",
-            help: "send an unexpired token with `sub` and `exp`, signed with a key the server is configured with (and the configured `iss` and `aud`)",
+            help: "send an unexpired token with `sub` and `exp`, signed with a key the server is configured with "
+                + "(and the configured `iss` and `aud`)",
             headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
     }
 
