@@ -90,7 +90,13 @@ struct Server: Sendable {
 
     /// The caller of a route that takes either a user token or a service token, or a 401.
     func caller(_ request: Request) async throws(APIError) -> Caller {
-        if serviceVerifier.hasKeys, let token = request.headers[.authorization].flatMap(Self.bearerToken) {
+        let token = request.headers[.authorization].flatMap(Self.bearerToken)
+        // Tokens seen before: two lookups, no signature check (the user's token, on every event).
+        if let token {
+            if let claims = verifier.cached(token) { return .user(claims) }
+            if let claims = serviceVerifier.cached(token) { return .service(claims) }
+        }
+        if serviceVerifier.hasKeys, let token {
             do {
                 return .service(try await serviceVerifier.verify(token))
             } catch let refusal where refusal.signatureMatched {

@@ -106,10 +106,7 @@ public struct TokenVerifier: Sendable {
     /// Verifies `token` and returns its claims.
     public func verify(_ token: String) async throws(Refusal) -> Claims {
         guard hasKeys else { throw Refusal(description: "no token keys are configured") }
-        if let claims = verified.withLockedValue({ $0[token] }) {
-            if claims.exp.value > Date() { return claims }
-            verified.withLockedValue { $0[token] = nil }
-        }
+        if let claims = cached(token) { return claims }
         let claims: Claims
         do {
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
@@ -133,6 +130,15 @@ public struct TokenVerifier: Sendable {
             cache[token] = claims
         }
         return claims
+    }
+
+    /// The claims of `token` if this verifier verified it before and it has not expired since:
+    /// a dictionary lookup, no signature check.
+    public func cached(_ token: String) -> Claims? {
+        guard let claims = verified.withLockedValue({ $0[token] }) else { return nil }
+        if claims.exp.value > Date() { return claims }
+        verified.withLockedValue { $0[token] = nil }
+        return nil
     }
 
     /// A jwt-kit failure in words.
