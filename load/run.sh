@@ -16,41 +16,19 @@ THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 BATCH=${BATCH:-1000}
 SECRET=load-secret-0123456789abcdef0123456789
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
+. load/lib.sh
 
-swift build -c release --package-path Server --product policyctl-serve >/dev/null
-swift build -c release --package-path Server --product echo-server >/dev/null
-BIN=$(swift build -c release --package-path Server --show-bin-path)
+release_bin
 
 python3 load/tokens.py "$SECRET" 1000 > "$WORK/tokens.txt"
 python3 load/batch.py "$BATCH" > "$WORK/batch.json"
 echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"},"state":{"state":"active","user":"alice","device":"d1","auth_mode":"biometric","last_idp_login":"2026-02-27T09:00:00Z","last_online":"2026-02-28T09:00:00Z","last_activity":"2026-02-28T09:00:00Z","highest_time":"2026-02-28T09:00:00Z"}}' > "$WORK/evaluate.json"
-
-wait_port() { for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/$2" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
 
 serve() { # PORT STORAGE
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \
     "$BIN/policyctl-serve" --port "$1" --policies policies --storage "$2" >"$WORK/serve-$1.log" 2>&1 &
   PIDS+=($!)
   wait_port "$1" healthz
-}
-
-# One wrk run -> a line "requests/s p50 p99 failed" appended to $WORK/runs-NAME.
-measure() { # NAME URL [wrk args...]
-  local name=$1 url=$2; shift 2
-  local out
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url")
-  local rps p50 p99 non2xx errors
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $5}')
-  errors=$(echo "$out" | awk '/Socket errors/ {print $4+$6+$8+$10}')
-  echo "$rps $p50 $p99 $(( ${non2xx:-0} + ${errors:-0} ))" >> "$WORK/runs-$name"
-  echo "  $name: $rps requests/s, p50 $p50, p99 $p99" >&2
 }
 
 "$BIN/echo-server" 18090 >/dev/null 2>&1 &
