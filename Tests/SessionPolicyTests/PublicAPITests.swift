@@ -17,7 +17,7 @@ struct PublicAPITests {
         var path: String
         var kind: String
         var summary: String
-        static func < (a: Symbol, b: Symbol) -> Bool { a.path < b.path }
+        static func < (a: Symbol, b: Symbol) -> Bool { (a.path, a.kind, a.summary) < (b.path, b.kind, b.summary) }
     }
 
     /// The public symbols a module declares, without the members the compiler synthesizes for

@@ -91,6 +91,32 @@ struct DeviceSessionAPITests {
         }
     }
 
+    @Test("a policy with `cross_app.reveal_refusal: true` answers a refusal with `found: true` and its reason")
+    func policyRevealsRefusal() async throws {
+        let dir = try Fixtures.temporaryDirectory("reveal")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let shipped = try String(contentsOfFile: Fixtures.path("policies/cross-app-device-sso.yaml"), encoding: .utf8)
+        let revealing = shipped.replacingOccurrences(
+            of: "cross_app:\n", with: "cross_app:\n  reveal_refusal: true\n")
+        #expect(revealing != shipped)
+        try revealing.write(to: dir.appendingPathComponent("cross-app-device-sso.yaml"), atomically: true, encoding: .utf8)
+        try await TestServer.run(.sqlite, policies: dir.path) { http in
+            let device = unique("phone")
+            let token = try await Tokens.hs256("alice", nickname: "Alice")
+            _ = try await http.post(
+                "/v1/device-sessions", "{\"pool\":\"vendor\",\"device\":\"\(device)\",\"app\":\"com.other.app\"}", token: token)
+            let detected = try await Self.detect(http, device: device)
+            #expect(detected.status == 200)
+            let json = try #require(detected.json)
+            #expect(json["found"] as? Bool == true)
+            let adoption = try #require(json["adoption"] as? [String: Any])
+            #expect(adoption["decision"] as? String == "idp_login")
+            #expect(adoption["reason"] as? String == "cross_app_not_allowed")
+            #expect(json["ticket"] == nil && json["nickname"] == nil, "a refusal reveals no ticket and no display data")
+            #expect(try await Self.detect(http, device: unique("empty")).json?["found"] as? Bool == false)
+        }
+    }
+
     @Test("the server, not the caller, decides which policy judges a detection")
     func appBinding() async throws {
         try await TestServer.run(.sqlite) { http in

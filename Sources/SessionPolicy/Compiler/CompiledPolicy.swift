@@ -25,4 +25,7 @@ public struct CompiledPolicy: Sendable {
     public var policy: Policy { validated.policy }
     /// The policy's name.
     public var name: String { machine.name }
+    /// Whether a server may tell a refused cross-app detection apart from "no session on this
+    /// device" (`cross_app.reveal_refusal`; `false` unless the policy says so).
+    public var revealsDetectionRefusal: Bool { machine.revealsDetectionRefusal }
 }

@@ -29,7 +29,8 @@ struct Compiler {
         return StateMachine(
             name: p.name, description: p.description, unordered: c.transitions,
             rules: zip(p.rules, validated.conditions).map { CompiledRule(name: $0.name, on: $0.on, condition: $1, text: $0.when) },
-            attributes: p.attributes, trustedApps: p.crossApp.apps, scopes: ScopeTable(credential: p.offline.credential),
+            attributes: p.attributes, trustedApps: p.crossApp.apps, revealsDetectionRefusal: p.crossApp.revealRefusal,
+            scopes: ScopeTable(credential: p.offline.credential),
             sources: p.sources)
     }
 

@@ -17,6 +17,8 @@ package struct StateMachine: Sendable {
     package let attributes: [AttributeDeclaration]
     /// The apps whose device sessions may be adopted (`Guard.appNotTrusted`).
     package let trustedApps: [String]
+    /// Whether a refused detection may be told apart from "no session" (`cross_app.reveal_refusal`).
+    package let revealsDetectionRefusal: Bool
     /// The OAuth scope of an offline login, by auth mode and keystore.
     package let scopes: ScopeTable
     /// Where each lever was written in the policy file (`session.max` -> its value's location).
@@ -31,13 +33,15 @@ package struct StateMachine: Sendable {
 
     init(
         name: String, description: String?, unordered: [Transition], rules: [CompiledRule],
-        attributes: [AttributeDeclaration], trustedApps: [String], scopes: ScopeTable, sources: [String: SourceLocation]
+        attributes: [AttributeDeclaration], trustedApps: [String], revealsDetectionRefusal: Bool, scopes: ScopeTable,
+        sources: [String: SourceLocation]
     ) {
         self.name = name
         self.description = description
         self.rules = rules
         self.attributes = attributes
         self.trustedApps = trustedApps
+        self.revealsDetectionRefusal = revealsDetectionRefusal
         self.scopes = scopes
         self.sources = sources
         // Group by (state, event) keeping insertion order: a linear bucket pass, not a sort.

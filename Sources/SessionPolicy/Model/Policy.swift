@@ -146,9 +146,13 @@ public struct Policy: Sendable, Codable, Equatable {
         public var adopt: Adoption = .never
         /// The ids of the apps whose device sessions may be adopted.
         public var apps: [String] = []
-        public init(adopt: Adoption = .never, apps: [String] = []) {
+        /// Whether a server answers a refused detection with `found: true` and the refusal
+        /// (default `false`: a refusal reads exactly as "no session on this device").
+        public var revealRefusal: Bool = false
+        public init(adopt: Adoption = .never, apps: [String] = [], revealRefusal: Bool = false) {
             self.adopt = adopt
             self.apps = apps
+            self.revealRefusal = revealRefusal
         }
     }
 

@@ -20,7 +20,7 @@ package enum PolicyLoader {
         "fallback": ["on_offline_failure"],
         "signals": signalKeys,
         "device": ["single_user", "bind_session", "clock_rollback", "clock_tolerance", "compromised"],
-        "cross_app": ["adopt", "apps"],
+        "cross_app": ["adopt", "apps", "reveal_refusal"],
         "lint": ["allow"],
     ]
     /// The keys of one rule, and of its `then`.
@@ -241,6 +241,10 @@ package enum PolicyLoader {
             if let v = f["apps"], let items = r.list(v, "cross_app.apps") {
                 record("cross_app.apps", v)
                 p.crossApp.apps = items.compactMap { r.name($0, "cross_app.apps") }
+            }
+            if let v = f["reveal_refusal"] {
+                p.crossApp.revealRefusal = r.bool(v, "cross_app.reveal_refusal") ?? false
+                record("cross_app.reveal_refusal", v)
             }
         }
         // attributes

@@ -83,11 +83,13 @@ extension Server {
         metrics.decided(policy: policy.name, outcome)
         let adoption = DetectionReport.Adoption(outcome)
         guard outcome.decision == .allow || outcome.decision == .requireBiometric else {
-            // The policy refuses: the answer is exactly "not found", so a refusal does not tell
-            // anyone that someone is signed in on this device. The app signs in at its IdP.
+            // The policy refuses: unless it says otherwise (`cross_app.reveal_refusal`), the answer
+            // is exactly "not found", so a refusal does not tell anyone that someone is signed in
+            // on this device. The app signs in at its IdP.
             Logger(label: "sessionpolicy.detect").debug(
                 "detection refused by the policy", metadata: ["policy": "\(policy.name)", "reason": "\(outcome.reason)"])
-            return DetectionReport(found: false)
+            guard policy.revealsDetectionRefusal else { return DetectionReport(found: false) }
+            return DetectionReport(found: true, adoption: adoption)
         }
         let ticket = Secrets.newTicket()
         let expires = now.adding(TimeSpan(seconds: configuration.ticketLifetime.components.seconds))
