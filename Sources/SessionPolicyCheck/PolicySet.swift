@@ -20,26 +20,54 @@ public struct CheckInput: Sendable {
         var input = CheckInput()
         for path in policyPaths.flatMap(SourceFile.expand) { input.addPolicy(path) }
         let single = input.policies.count == 1 ? input.policies.keys.first : nil
+        var unknown: [String: Int] = [:], unknownCount: [String: Int] = [:]
         for path in scenarioPaths.flatMap(SourceFile.expand) {
-            switch SourceFile.syntax(path, what: "scenario file") {
+            switch SourceFile.syntax(path, what: "scenario file", start: ScenarioLoader.start) {
             case let .failure(e):
                 input.diagnostics += e.diagnostics
             case let .success((node, text)):
                 input.sources[path] = text
                 let (scenarios, diagnostics) = ScenarioLoader.load(node, file: path, defaultPolicy: single)
                 input.diagnostics += diagnostics
+                var reported: Set<String> = []
                 for var s in scenarios {
                     if input.policies[s.policy] == nil, s.policy.hasSuffix(".yaml") || s.policy.hasSuffix(".yml") {
                         let dir = (path as NSString).deletingLastPathComponent
                         let resolved =
                             dir.isEmpty || s.policy.hasPrefix("/") ? s.policy : (dir as NSString).appendingPathComponent(s.policy)
-                        if let name = input.addPolicy(resolved) { s.policy = name }
+                        guard FileManager.default.fileExists(atPath: resolved) else {
+                            // One error per file and path, at the `policy:` line, with the path as resolved.
+                            if reported.insert(s.policy).inserted {
+                                input.diagnostics.append(
+                                    .error(
+                                        .fileNotFound, "policy file `\(s.policy)` not found: looked for `\(resolved)`",
+                                        at: s.policyLocation ?? s.location,
+                                        help: "a policy path in a scenario file is relative to the scenario file's folder"
+                                            + " (`\(dir.isEmpty ? "." : dir)`); or name a policy given on the command line by its `name:`"))
+                            }
+                            continue
+                        }
+                        guard let name = input.addPolicy(resolved) else { continue }  // its own diagnostics say why
+                        s.policy = name
+                    }
+                    if let loaded = input.policies[s.policy] {
+                        let problems = Self.attributeProblems(s, loaded.compiled, reported: &reported)
+                        input.diagnostics += problems
+                        if problems.hasErrors { continue }
                     }
                     if input.policies[s.policy] == nil {
+                        // Once per policy name: the first scenario that names it carries the error.
+                        if let index = unknown[s.policy] {
+                            input.diagnostics[index].notes = ["\(1 + (unknownCount[s.policy] ?? 1)) scenarios name it"]
+                            unknownCount[s.policy, default: 1] += 1
+                            continue
+                        }
                         let known = input.policies.keys.sorted()
+                        unknown[s.policy] = input.diagnostics.count
                         input.diagnostics.append(
                             .error(
-                                .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded", at: s.location,
+                                .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded",
+                                at: s.policyLocation ?? s.location,
                                 help: known.isEmpty
                                     ? "give the policy file on the command line" : Suggestion.publicHelp(for: s.policy, in: known)))
                         continue
@@ -50,6 +78,38 @@ public struct CheckInput: Sendable {
         }
         input.diagnostics = input.diagnostics.sortedForOutput()
         return input
+    }
+
+    /// The attributes `scenario`'s events report that `policy` does not declare, or with a value
+    /// its declaration refuses: load errors, each at the place the attribute is written (once
+    /// for a place shared by several steps, such as the scenario's `context`).
+    static func attributeProblems(_ scenario: Scenario, _ policy: CompiledPolicy, reported: inout Set<String>) -> [Diagnostic] {
+        let declared = policy.machine.attributes
+        var out: [Diagnostic] = []
+        for step in scenario.steps {
+            guard case let .success(event) = step.event else { continue }
+            for (name, value) in event.attributes.sorted(by: { $0.key < $1.key }) {
+                let at = step.attributeSources[name] ?? step.location
+                guard reported.insert("\(at)|\(name)").inserted else { continue }
+                guard let declaration = declared.first(where: { $0.name == name }) else {
+                    let names = declared.map(\.name)
+                    out.append(
+                        .error(
+                            .unknownAttribute, "attribute `\(name)` is not declared by policy `\(policy.name)`", at: at,
+                            help: names.isEmpty
+                                ? "the policy declares no attributes: remove it, or declare it under `attributes:` in the policy"
+                                : Suggestion.publicHelp(for: name, in: names)))
+                    continue
+                }
+                if !declaration.type.accepts(value) {
+                    out.append(
+                        .error(
+                            .typeMismatch, "attribute `\(name)` cannot be `\(value)`: it is \(declaration.type.name)", at: at,
+                            help: "give a value of the type policy `\(policy.name)` declares"))
+                }
+            }
+        }
+        return out
     }
 
     /// Loads one policy file; returns its name, or nil after recording diagnostics.
@@ -64,7 +124,7 @@ public struct CheckInput: Sendable {
         switch PolicyFile.load(path) {
         case let .failure(e):
             diagnostics += e.diagnostics
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) { sources[path] = text }
+            if let text = SourceFile.quotable(path) { sources[path] = text }
             return nil
         case let .success(loaded):
             sources[path] = loaded.text

@@ -13,6 +13,8 @@ public struct Scenario: Sendable {
     public var covers: [String]
     /// The name of the policy it runs against.
     public var policy: String
+    /// Where the policy is named (the scenario's or the file's `policy:` value), if it is.
+    public var policyLocation: SourceLocation? = nil
     /// The session state before the first step.
     public var initial: SessionState
     /// The steps, in order.
@@ -30,6 +32,9 @@ public struct Scenario: Sendable {
         /// The event, or the diagnostics it produced when it is expected to be rejected.
         public var event: Result<Event, DiagnosticError>
         public var expect: Expectation
+        /// Where each of the event's attributes was written (the step's own, or the scenario's
+        /// `context`), for located load errors about attributes the policy does not declare.
+        public var attributeSources: [String: SourceLocation] = [:]
     }
 
     /// What a step must produce; nil fields are not checked.

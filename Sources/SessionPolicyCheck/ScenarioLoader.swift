@@ -16,11 +16,14 @@ public enum ScenarioLoader {
         "decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error",
     ]
 
+    /// How a scenario file starts: the hint for an empty file or one that is not a mapping.
+    package static let start = "a scenario file is a mapping that starts `policy: NAME` and `scenarios:`, a list of scenarios"
+
     /// Loads the scenarios of one file. `defaultPolicy` is used when the file names none.
     package static func load(_ root: SyntaxNode, file: String, defaultPolicy: String?) -> ([Scenario], [Diagnostic]) {
         var r = SyntaxReader()
         var out: [Scenario] = []
-        guard let top = r.fields(root, path: "", allowed: fileKeys) else { return ([], r.diagnostics) }
+        guard let top = r.fields(root, path: "", allowed: fileKeys, start: Self.start) else { return ([], r.diagnostics) }
         let filePolicy = top["policy"].flatMap { r.name($0, "policy") }
         guard let list = r.require(top, "scenarios", help: "add `scenarios:` with a list of scenarios").flatMap({ r.list($0, "scenarios") })
         else {
@@ -61,8 +64,10 @@ public enum ScenarioLoader {
             }
             let start = r.require(f, "start", help: "add `start: 2026-03-01T09:00:00Z`").flatMap { r.time($0, f.path("start")) }
             var defaults = Event(.launch, at: start ?? Timestamp(secondsSinceEpoch: 0))
+            var contextAttributes: [String: SourceLocation] = [:]
             if let c = f["context"], let cf = r.fields(c, path: f.path("context"), allowed: SyntaxReader.contextKeys) {
                 r.applyContext(cf, to: &defaults)
+                contextAttributes = attributeSources(cf)
             }
             var initial = SessionState()
             if let s = f["state"], let start, let state = r.sessionState(s, path: f.path("state"), relativeTo: start) {
@@ -72,17 +77,19 @@ public enum ScenarioLoader {
             if let s = r.require(f, "steps", help: "add `steps:` with at least one event").flatMap({ r.list($0, f.path("steps")) }) {
                 var clock = start ?? Timestamp(secondsSinceEpoch: 0)
                 for (i, stepNode) in s.enumerated() {
-                    if let step = readStep(
+                    if var step = readStep(
                         stepNode, number: i + 1, path: f.path("steps[\(i)]"), clock: &clock, defaults: defaults, reader: &r)
                     {
+                        step.attributeSources.merge(contextAttributes) { own, _ in own }
                         steps.append(step)
                     }
                 }
                 if s.isEmpty { r.error(.missingKey, "`\(name)` has no steps", at: node, help: "add at least one step") }
             }
             if let policy, !r.diagnostics[before...].contains(where: { $0.severity == .error }) {
-                let scenario = Scenario(
+                var scenario = Scenario(
                     file: file, location: node.location, name: name, covers: covers, policy: policy, initial: initial, steps: steps)
+                scenario.policyLocation = (f["policy"] ?? top["policy"])?.location
                 if !scenario.expectsSomething {
                     r.warning(
                         .noExpectations, "scenario `\(name)` expects nothing, so it passes whatever the policy decides",
@@ -132,7 +139,17 @@ public enum ScenarioLoader {
                 help: "remove `expect.error`, or make the event invalid on purpose")
             return nil
         }
-        return Scenario.Step(number: number, location: node.location, event: result, expect: expect)
+        var step = Scenario.Step(number: number, location: node.location, event: result, expect: expect)
+        if let ctx { step.attributeSources = attributeSources(ctx) }
+        return step
+    }
+
+    /// Where each attribute of a context's `attributes` mapping is written: its value's place.
+    static func attributeSources(_ f: SyntaxReader.Fields) -> [String: SourceLocation] {
+        guard let v = f[Event.Field.attributes.key], case let .mapping(pairs) = v.kind else { return [:] }
+        var out: [String: SourceLocation] = [:]
+        for (key, value) in pairs { if let k = key.scalar { out[k] = value.location } }
+        return out
     }
 
     static func readExpectation(_ node: SyntaxNode, path: String, reader r: inout SyntaxReader) -> Scenario.Expectation {

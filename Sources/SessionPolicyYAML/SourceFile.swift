@@ -1,50 +1,94 @@
 package import Foundation
 public import SessionPolicy
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reading input files with the same bounds and diagnostics everywhere.
 package enum SourceFile {
-    /// Reads `path` (or standard input for `-`), refusing missing files, directories and files
-    /// over `YAMLSyntax.maxBytes` before reading them.
+    /// Reads `path` (or standard input for `-`), holding at most `YAMLSyntax.maxBytes + 1`
+    /// bytes: a regular file over the limit is refused from its size before any of it is read;
+    /// anything else (standard input, a FIFO, `/dev/zero`) is read up to the limit plus one
+    /// byte, which the parser then refuses as too large. A FIFO with no writer reads as empty
+    /// instead of blocking. Missing files and directories are refused with their own messages.
     package static func read(_ path: String) -> Result<Data, DiagnosticError> {
-        let start = SourceLocation(file: path, line: 1, column: 1)
+        let start = SourceLocation(file: path == "-" ? "<stdin>" : path, line: 1, column: 1)
+        let fd: Int32
         if path == "-" {
-            let data = FileHandle.standardInput.readData(ofLength: YAMLSyntax.maxBytes + 1)
-            return .success(data)
+            fd = 0
+        } else {
+            fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else {
+                let missing = errno == ENOENT || errno == ENOTDIR
+                return .failure(
+                    DiagnosticError([
+                        .error(
+                            .fileNotFound, missing ? "no such file `\(path)`" : "cannot read `\(path)`", at: nil,
+                            help: missing ? "check the path; relative paths start at the current directory" : "check the file's permissions"
+                        )
+                    ]))
+            }
         }
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+        defer { if fd != 0 { close(fd) } }
+        var info = stat()
+        if fstat(fd, &info) == 0 {
+            let kind = info.st_mode & S_IFMT
+            if kind == S_IFDIR {
+                return .failure(DiagnosticError([.error(.fileNotFound, "`\(path)` is a directory, not a file", at: nil)]))
+            }
+            if kind == S_IFREG, Int64(info.st_size) > Int64(YAMLSyntax.maxBytes) {
+                return .failure(
+                    DiagnosticError([
+                        .error(
+                            .inputTooLarge, "file is \(info.st_size) bytes, more than the limit of \(YAMLSyntax.maxBytes) bytes",
+                            at: start, help: "policy and scenario files are small; check that this is the right file")
+                    ]))
+            }
+        }
+        if fd != 0 {
+            // Opened without blocking (a FIFO with no writer), read blocking.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        }
+        let capacity = YAMLSyntax.maxBytes + 1
+        var data = Data(count: capacity)
+        var count = 0
+        let failed = data.withUnsafeMutableBytes { buffer -> Bool in
+            while count < capacity {
+                let n = Foundation.read(fd, buffer.baseAddress! + count, capacity - count)
+                if n == 0 { return false }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                count += n
+            }
+            return false
+        }
+        if failed {
             return .failure(
-                DiagnosticError([
-                    .error(
-                        .fileNotFound, "no such file `\(path)`", at: nil,
-                        help: "check the path; relative paths start at the current directory")
-                ]))
+                DiagnosticError([.error(.fileNotFound, "cannot read `\(path)`", at: nil, help: "check that it is a readable file")]))
         }
-        if isDir.boolValue {
-            return .failure(DiagnosticError([.error(.fileNotFound, "`\(path)` is a directory, not a file", at: nil)]))
-        }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
-            size.intValue > YAMLSyntax.maxBytes
-        {
-            return .failure(
-                DiagnosticError([
-                    .error(
-                        .inputTooLarge, "file is \(size.intValue) bytes, more than the limit of \(YAMLSyntax.maxBytes) bytes", at: start,
-                        help: "policy and scenario files are small; check that this is the right file")
-                ]))
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            return .failure(
-                DiagnosticError([.error(.fileNotFound, "cannot read `\(path)`", at: nil, help: "check the file's permissions")]))
-        }
-        defer { try? handle.close() }
-        let data = handle.readData(ofLength: YAMLSyntax.maxBytes + 1)
+        data.count = count
         return .success(data)
+    }
+
+    /// The text of `path` for quoting lines in diagnostics, or nil when it cannot be read or is
+    /// over the size limit: never more than the limit plus one byte is read, so a diagnostic
+    /// about a huge or endless input costs no more than one about a small one.
+    package static func quotable(_ path: String) -> String? {
+        guard path != "-", case let .success(data) = read(path), data.count <= YAMLSyntax.maxBytes else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Reads and parses `path` into located syntax, as JSON or YAML (`DocumentFormat`'s rule).
     /// An empty document is an error.
-    package static func syntax(_ path: String, what: String) -> Result<(SyntaxNode, String), DiagnosticError> {
+    /// `start` says how such a file starts, the hint for an empty one.
+    package static func syntax(_ path: String, what: String, start: String) -> Result<(SyntaxNode, String), DiagnosticError> {
         let data: Data
         switch read(path) {
         case let .success(d): data = d
@@ -57,8 +101,8 @@ package enum SourceFile {
             return .failure(
                 DiagnosticError([
                     .error(
-                        .emptyDocument, "the \(what) is empty", at: SourceLocation(file: path, line: 1, column: 1),
-                        help: "a \(what) is a YAML mapping; see the README for its keys")
+                        .emptyDocument, "the \(what) is empty (no value, only comments or document markers)",
+                        at: SourceLocation(file: path, line: 1, column: 1), help: start)
                 ]))
         case let .success(node?):
             return .success((node, String(decoding: data, as: UTF8.self)))
@@ -97,8 +141,8 @@ public enum PolicyFile {
             return .failure(
                 DiagnosticError([
                     .error(
-                        .emptyDocument, "the policy is empty", at: SourceLocation(file: file, line: 1, column: 1),
-                        help: "start with `version: 1` and `name: ...`")
+                        .emptyDocument, "the policy is empty (no value, only comments or document markers)",
+                        at: SourceLocation(file: file, line: 1, column: 1), help: PolicyLoader.start)
                 ]))
         case let .success(node?):
             return PolicyPipeline.prepareForEval(node).map(\.compiled)
@@ -107,7 +151,7 @@ public enum PolicyFile {
 
     /// Loads, validates and compiles the policy file at `path`.
     public static func load(_ path: String) -> Result<Loaded, DiagnosticError> {
-        switch SourceFile.syntax(path, what: "policy") {
+        switch SourceFile.syntax(path, what: "policy", start: PolicyLoader.start) {
         case let .failure(e):
             return .failure(e)
         case let .success((node, text)):

@@ -24,10 +24,11 @@ package enum YAMLSyntax {
                         at: SourceLocation(file: file, line: 1, column: 1), help: limits.hint)
                 ]))
         }
-        guard let text = String(validatingUTF8Bytes: bytes) else {
-            return .failure(DiagnosticError([invalidUTF8(bytes, file: file)]))
+        let problem = bytes.withUnsafeBytes {
+            TextEncoding.wideEncodingProblem($0, file: file) ?? TextEncoding.invalidUTF8($0, file: file)
         }
-        return parse(text, file: file, limits: limits)
+        if let problem { return .failure(DiagnosticError([problem])) }
+        return parse(String(decoding: bytes, as: UTF8.self), file: file, limits: limits)
     }
 
     /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
@@ -39,6 +40,8 @@ package enum YAMLSyntax {
         if text.unicodeScalars.first == "\u{FEFF}" {
             return parse(String(String.UnicodeScalarView(text.unicodeScalars.dropFirst())), file: file, limits: limits)
         }
+        let controls = TextEncoding.controlCharacters(text, file: file)
+        if !controls.isEmpty { return .failure(DiagnosticError(controls)) }
         // The parser owns the anchors (nodes hold them weakly): keep it alive while walking so
         // anchored and aliased nodes can be recognised and refused.
         let parser: Parser
@@ -51,13 +54,13 @@ package enum YAMLSyntax {
         } catch {
             return .failure(
                 DiagnosticError([
-                    .error(
-                        .yamlSyntax, "cannot read YAML: \(error)",
-                        at: SourceLocation(file: file, line: 1, column: 1))
+                    .error(.yamlSyntax, "the text cannot be read as YAML", at: SourceLocation(file: file, line: 1, column: 1))
                 ]))
         }
         return withExtendedLifetime(parser) {
             guard let root else { return .success(nil) }
+            // Only document markers (`---`, `...`): no value, as for an empty file.
+            if case let .scalar(s) = root, s.string.isEmpty, s.style == .plain { return .success(nil) }
             var walker = Walker(file: file, limits: limits)
             let node = walker.convert(root, depth: 1)
             if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
@@ -137,16 +140,23 @@ package enum YAMLSyntax {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
             var notes: [String] = []
             if let context, !context.text.isEmpty { notes.append("\(context.text) at \(context.mark.line):\(context.mark.column)") }
+            if problem.contains("another document") {
+                return .error(
+                    .multipleDocuments, "a second YAML document starts here; a policy or scenario file holds one", at: at(mark),
+                    help: "remove this `---` line and what follows it, or put each document in a file of its own")
+            }
+            if problem.contains("nesting level") || problem.contains("depth") {
+                return .error(
+                    .nestingTooDeep, "values are nested more than \(YAMLSyntax.maxDepth) levels deep", at: at(mark),
+                    help: "policies and scenarios need only a few levels")
+            }
             var help: String? = nil
             if problem.contains("tab") || problem.contains("cannot start any token") {
                 help = "indent with spaces, not tabs; quote values that start with `@`, `` ` `` or `%`"
             } else if problem.contains("mapping values are not allowed") {
                 help = "quote values that contain `: `, or check the indentation"
-            } else if problem.contains("depth") || problem.contains("nest") {
-                help = "policies and scenarios need only a few levels of nesting"
             }
-            let code: DiagnosticCode = problem.contains("depth") || problem.contains("nest") ? .nestingTooDeep : .yamlSyntax
-            return .error(code, "invalid YAML: \(problem)", at: at(mark), notes: notes, help: help)
+            return .error(.yamlSyntax, "invalid YAML: \(problem)", at: at(mark), notes: notes, help: help)
         case let .duplicatedKeysInMapping(duplicates, context):
             let key = duplicates.first ?? ""
             let first = at(context.mark)
@@ -158,11 +168,12 @@ package enum YAMLSyntax {
                 notes: second != nil ? ["first written at \(first)"] : [],
                 help: "keep one of the two; YAML does not allow duplicate keys")
         case let .reader(problem, offset, _, _):
+            // The checks before parsing catch what the YAML reader refuses; this is a backstop.
             return .error(
-                .invalidUTF8, "cannot read input: \(problem)" + (offset.map { " at byte \($0)" } ?? ""),
+                .invalidUTF8, "the text cannot be read: \(problem)" + (offset.map { " at byte offset \($0)" } ?? ""),
                 at: SourceLocation(file: file, line: 1, column: 1))
         default:
-            return .error(.yamlSyntax, "cannot read YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+            return .error(.yamlSyntax, "the text cannot be read as YAML", at: SourceLocation(file: file, line: 1, column: 1))
         }
     }
 
@@ -183,52 +194,5 @@ package enum YAMLSyntax {
             }
         }
         return nil
-    }
-
-    static func invalidUTF8(_ bytes: Data, file: String) -> Diagnostic {
-        let b = [UInt8](bytes)
-        var offset = 0
-        var it = b.makeIterator()
-        var decoder = UTF8()
-        var consumed = 0
-        loop: while true {
-            switch decoder.decode(&it) {
-            case let .scalarValue(s):
-                consumed += UTF8.width(s)
-            case .emptyInput:
-                break loop
-            case .error:
-                offset = consumed
-                break loop
-            }
-        }
-        let prefix = b[..<min(offset, b.count)]
-        let line = prefix.filter { $0 == 10 }.count + 1
-        let lineStart = prefix.lastIndex(of: 10).map { $0 + 1 } ?? 0
-        let column = (String(decoding: b[lineStart..<offset], as: UTF8.self).unicodeScalars.count) + 1
-        return .error(
-            .invalidUTF8, "input is not valid UTF-8 (byte \(offset))",
-            at: SourceLocation(file: file, line: line, column: column),
-            help: "save the file as UTF-8")
-    }
-}
-
-extension String {
-    /// Decodes UTF-8 strictly: nil if any byte sequence is invalid.
-    init?(validatingUTF8Bytes data: Data) {
-        var valid = true
-        var it = data.makeIterator()
-        var decoder = UTF8()
-        loop: while true {
-            switch decoder.decode(&it) {
-            case .scalarValue: continue
-            case .emptyInput: break loop
-            case .error:
-                valid = false
-                break loop
-            }
-        }
-        guard valid else { return nil }
-        self = String(decoding: data, as: UTF8.self)
     }
 }

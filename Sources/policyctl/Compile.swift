@@ -25,7 +25,7 @@ struct Compile: ParsableCommand {
     func run() throws {
         switch PolicyFile.load(policy) {
         case let .failure(e):
-            let text = (try? String(contentsOfFile: policy, encoding: .utf8)) ?? ""
+            let text = SourceFile.quotable(policy) ?? ""
             emit(e.diagnostics, sources: [policy: text], json: format == .json)
             throw Exit.invalidInput
         case let .success(loaded):

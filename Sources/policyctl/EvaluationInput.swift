@@ -12,7 +12,7 @@ enum EvaluationInput {
         let loaded: PolicyFile.Loaded
         switch PolicyFile.load(policy) {
         case let .failure(e):
-            emit(e.diagnostics, sources: [policy: (try? String(contentsOfFile: policy, encoding: .utf8)) ?? ""], json: json)
+            emit(e.diagnostics, sources: [policy: SourceFile.quotable(policy) ?? ""], json: json)
             throw Exit.invalidInput
         case let .success(l): loaded = l
         }
@@ -36,7 +36,7 @@ enum EvaluationInput {
             case let .success(n?):
                 nodes.append(n)
             }
-            if path != "-", let text = try? String(contentsOfFile: path, encoding: .utf8) { sources[file] = text }
+            if let text = SourceFile.quotable(path) { sources[file] = text }
         }
         var r = SyntaxReader()
         var state = SessionState()

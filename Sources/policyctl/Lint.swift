@@ -38,7 +38,7 @@ struct Lint: ParsableCommand {
             switch PolicyFile.load(path) {
             case let .failure(e):
                 problems += e.diagnostics
-                sources[path] = try? String(contentsOfFile: path, encoding: .utf8)
+                sources[path] = SourceFile.quotable(path)
             case let .success(l):
                 loaded.append(l)
                 sources[path] = l.text

@@ -81,7 +81,8 @@ struct HostileInputTests {
         "odd documents get clear errors",
         arguments: [
             ("", "empty-document"), ("# only a comment\n", "empty-document"), ("just a string", "wrong-type"),
-            ("- a\n- b\n", "wrong-type"), ("version: 1\nname: a\n---\nversion: 1\nname: b\n", "yaml-syntax"),
+            ("- a\n- b\n", "wrong-type"), ("version: 1\nname: a\n---\nversion: 1\nname: b\n", "multiple-documents"),
+            ("---\n...\n", "empty-document"),
             ("version: 1\nname: [unclosed\n", "yaml-syntax"), ("version: 1\nname: t\n: no key\n", "yaml-syntax"),
             ("{version: 1, name: t, version: 1}", "duplicate-key"), ("version: 1\nname: \"\"\n", "invalid-value"),
         ])

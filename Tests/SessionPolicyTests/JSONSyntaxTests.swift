@@ -241,9 +241,12 @@ struct JSONSyntaxTests {
         for (bytes, line, column, offset) in cases {
             let d = try #require(Self.refusal(bytes))
             #expect(d.code == .invalidUTF8, "\(bytes)")
-            #expect(d.message == "input is not valid UTF-8 (byte \(offset))", "\(bytes)")
+            // The message names the bytes and their offset.
+            let named = "0x" + String(bytes[offset], radix: 16, uppercase: true)
+            #expect(d.message.contains("\(named)") && d.message.contains("at byte offset \(offset)"), "\(d.message)")
+            #expect(d.message.hasSuffix("not valid UTF-8") || d.message.hasSuffix("file?)"), "\(d.message)")
             #expect(d.location == SourceLocation(file: "t.json", line: line, column: column), "\(bytes)")
-            #expect(d.help == "save the file as UTF-8")
+            #expect(d.help?.hasPrefix("save the file as UTF-8") == true)
             // The YAML front end gives the same diagnostic for the same bytes.
             guard case let .failure(y) = YAMLSyntax.parse(Data(bytes), file: "t.json") else {
                 Issue.record("YAML read \(bytes)")

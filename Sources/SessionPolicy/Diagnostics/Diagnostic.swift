@@ -40,6 +40,12 @@ extension DiagnosticCode {
     public static let fileNotFound = DiagnosticCode("file-not-found")
     public static let inputTooLarge = DiagnosticCode("input-too-large")
     public static let invalidUTF8 = DiagnosticCode("invalid-utf8")
+    /// A file in UTF-16 or UTF-32 (`TextEncoding.wide`).
+    public static let unsupportedEncoding = DiagnosticCode("unsupported-encoding")
+    /// A control character a YAML file may not hold (NUL, ESC, ...), at its own place.
+    public static let controlCharacter = DiagnosticCode("control-character")
+    /// A second YAML document (`---`) in a file that holds one.
+    public static let multipleDocuments = DiagnosticCode("multiple-documents")
     public static let yamlSyntax = DiagnosticCode("yaml-syntax")
     /// JSON that is not strict RFC 8259 JSON (`JSONSyntax`): trailing commas, bad escapes, ...
     public static let invalidJSON = DiagnosticCode("invalid-json")

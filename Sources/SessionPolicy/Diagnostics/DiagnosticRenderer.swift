@@ -27,7 +27,7 @@ public struct DiagnosticRenderer: Sendable {
             }
             let line = String(
                 String.UnicodeScalarView(
-                    scalars.map { $0.properties.generalCategory == .format || ($0.value < 32 && $0 != "\t") ? "\u{FFFD}" : $0 }))
+                    scalars.map { Self.visible($0) }))
             let loc = SourceLocation(file: loc.file, line: loc.line, column: column)
             let number = String(loc.line)
             let pad = String(repeating: " ", count: number.count)
@@ -58,6 +58,15 @@ public struct DiagnosticRenderer: Sendable {
     public static func json(_ diagnostics: [Diagnostic]) -> String {
         struct Envelope: Encodable { var diagnostics: [Diagnostic] }
         return JSONOutput.string(Envelope(diagnostics: diagnostics.sortedForOutput()))
+    }
+
+    /// A character as a quoted line shows it: C0 controls and DEL as their control pictures
+    /// (`␀`, `␛`), other invisible ones as `�`, tab as itself.
+    static func visible(_ c: Unicode.Scalar) -> Unicode.Scalar {
+        if c == "\t" { return c }
+        if c.value < 0x20 { return Unicode.Scalar(0x2400 + c.value)! }
+        if c.value == 0x7F { return "\u{2421}" }
+        return c.properties.generalCategory == .format || TextEncoding.isForbidden(c.value) ? "\u{FFFD}" : c
     }
 
     static func line(_ number: Int, of text: String) -> String? {

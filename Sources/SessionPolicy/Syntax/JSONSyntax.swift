@@ -47,6 +47,7 @@ package enum JSONSyntax {
                         at: SourceLocation(file: file, line: 1, column: 1), help: limits.hint)
                 ]))
         }
+        if let problem = TextEncoding.wideEncodingProblem(bytes, file: file) { return .failure(DiagnosticError([problem])) }
         var reader = Reader(bytes: bytes, file: file, limits: limits)
         switch reader.document() {
         case let .success(node): return .success(node)
@@ -545,25 +546,14 @@ extension JSONSyntax {
         /// The length of the valid UTF-8 sequence at `index` (a lead byte of 0x80 or more), or
         /// an `invalid-utf8` problem located at it.
         func scalarWidth() throws(Problem) -> Int {
-            let lead = bytes[index]
-            func cont(_ k: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
-                index + k < bytes.count && range.contains(bytes[index + k])
+            let width = TextEncoding.sequenceWidth(bytes, at: index)
+            guard width > 0 else {
+                // The same words and place as every reader: `TextEncoding` finds the first bad sequence.
+                throw Problem(
+                    diagnostic: TextEncoding.invalidUTF8(bytes, file: file)
+                        ?? .error(.invalidUTF8, "the input is not valid UTF-8", at: location, help: "save the file as UTF-8"))
             }
-            let ok: Int? =
-                switch lead {
-                case 0xC2...0xDF: cont(1) ? 2 : nil
-                case 0xE0: cont(1, 0xA0...0xBF) && cont(2) ? 3 : nil
-                case 0xE1...0xEC, 0xEE...0xEF: cont(1) && cont(2) ? 3 : nil
-                case 0xED: cont(1, 0x80...0x9F) && cont(2) ? 3 : nil
-                case 0xF0: cont(1, 0x90...0xBF) && cont(2) && cont(3) ? 4 : nil
-                case 0xF1...0xF3: cont(1) && cont(2) && cont(3) ? 4 : nil
-                case 0xF4: cont(1, 0x80...0x8F) && cont(2) && cont(3) ? 4 : nil
-                default: nil
-                }
-            guard let ok else {
-                throw fail(.invalidUTF8, "input is not valid UTF-8 (byte \(index))", help: "save the file as UTF-8")
-            }
-            return ok
+            return width
         }
     }
 }

@@ -1,6 +1,9 @@
 /// Reads and validates a policy from located syntax (the levers of the README's "Policy language
 /// reference"). Every problem in the file is reported, each with its place and a hint.
 package enum PolicyLoader {
+    /// How a policy file starts: the hint for an empty file or one that is not a mapping.
+    package static let start =
+        "a policy is a mapping that starts `version: 1` and `name: NAME`, then its sections (`session:`, `offline:`, ...)"
     // The keys each mapping accepts. The loader reads them from here, and the tests check
     // that `schemas/policy.schema.json` lists exactly the same keys.
     package static let topKeys = [
@@ -38,7 +41,7 @@ package enum PolicyLoader {
     package static func load(_ root: SyntaxNode) -> (policy: ValidatedPolicy?, diagnostics: [Diagnostic]) {
         var r = SyntaxReader()
         var p = Policy(name: "")
-        guard let top = r.fields(root, path: "", allowed: topKeys) else { return (nil, r.diagnostics) }
+        guard let top = r.fields(root, path: "", allowed: topKeys, start: Self.start) else { return (nil, r.diagnostics) }
 
         if let v = r.require(top, "version", help: "add `version: 1` as the first line of the policy") {
             if let n = r.int(v, "version") {

@@ -43,12 +43,13 @@ package struct SyntaxReader: Sendable {
 
     /// Reads a mapping whose keys must be among `allowed`; unknown keys are reported with a
     /// "did you mean" hint. Returns nil (after reporting) if `node` is not a mapping.
-    package mutating func fields(_ node: SyntaxNode, path: String, allowed: [String]) -> Fields? {
+    /// `start` is the hint for a document that is not a mapping: how the file must start.
+    package mutating func fields(_ node: SyntaxNode, path: String, allowed: [String], start: String? = nil) -> Fields? {
         guard case let .mapping(pairs) = node.kind else {
             let what = path.isEmpty ? "the document" : "`\(path)`"
             error(
                 .wrongType, "\(what) must be a mapping, found \(node.shapeName)", at: node,
-                help: path.isEmpty ? nil : "write `\(path.split(separator: ".").last!):` followed by indented `key: value` lines")
+                help: path.isEmpty ? start : "write `\(path.split(separator: ".").last!):` followed by indented `key: value` lines")
             return nil
         }
         for (key, _) in pairs {

@@ -198,9 +198,20 @@ extension ServerConfiguration {
         if let v = config.string(forKey: "log.level") { logLevel = v }
     }
 
+    /// A secret or key file's text. At most 64 KiB plus one byte is read, so a wrong path
+    /// (a large file, `/dev/zero`) is refused at once instead of filling memory.
     static func read(_ path: String, what: String) throws(ConfigurationError) -> String {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        let limit = 64 * 1024
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ConfigurationError("cannot read the \(what) file `\(path)`")
+        }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: limit + 1) ?? Data(), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError("cannot read the \(what) file `\(path)` as UTF-8 text")
+        }
+        guard data.count <= limit else {
+            throw ConfigurationError(
+                "the \(what) file `\(path)` is more than \(limit) bytes", help: "check the path: a key or secret file is small")
         }
         return text
     }
