@@ -56,9 +56,11 @@ struct Compiler {
     ) -> Action {
         switch reaction {
         case .wipe:
+            // A wipe starts from nothing: the failure it answers is not counted into the cleared state.
             return Action(
                 decision: .wipe, reason: reason, target: .state(.signedOut),
-                effects: effects.union(.clearSession), notices: notices, noticeDelay: delay)
+                effects: effects.subtracting([.countBiometricFailure, .countOfflineFailure, .countIdPFailure]).union(.clearSession),
+                notices: notices, noticeDelay: delay)
         case .idpLogin:
             return Action(
                 decision: .idpLogin, reason: reason,
