@@ -51,7 +51,8 @@ public struct CheckInput: Sendable {
                         s.policy = name
                     }
                     if let loaded = input.policies[s.policy] {
-                        let problems = Self.attributeProblems(s, loaded.compiled, reported: &reported)
+                        let problems =
+                            Self.attributeProblems(s, loaded.compiled, reported: &reported) + Self.reasonProblems(s, loaded.compiled)
                         input.diagnostics += problems
                         if problems.hasErrors { continue }
                     }
@@ -108,6 +109,30 @@ public struct CheckInput: Sendable {
                             help: "give a value of the type policy `\(policy.name)` declares"))
                 }
             }
+        }
+        return out
+    }
+
+    /// The expected reasons of `scenario` that `policy` can never give: not one of the engine's
+    /// (`Reason.builtIn`, docs/reasons.md) nor one of the policy's rules. A typo, or a name
+    /// from an older release, is a load error at the `reason:` value with the closest name.
+    static func reasonProblems(_ scenario: Scenario, _ policy: CompiledPolicy) -> [Diagnostic] {
+        let known = Reason.builtIn.map(\.0.rawValue) + policy.policy.rules.map(\.then.reason.rawValue)
+        var out: [Diagnostic] = []
+        for step in scenario.steps {
+            guard let reason = step.expect.reason, !known.contains(reason.rawValue) else { continue }
+            // `session_idle_expired` for `session_idle_exceeded`: the same words but the last.
+            let stem = reason.rawValue.split(separator: "_").dropLast().joined(separator: "_")
+            let sameStem = known.filter { !stem.isEmpty && $0.split(separator: "_").dropLast().joined(separator: "_") == stem }
+            let renamed = Reason.renamed[reason.rawValue] ?? (sameStem.count == 1 ? sameStem.first : nil)
+            out.append(
+                .error(
+                    .unknownReason, "policy `\(policy.name)` never gives reason `\(reason)`",
+                    at: step.expect.reasonLocation ?? step.location,
+                    help: renamed.map {
+                        Reason.renamed[reason.rawValue] == nil ? "did you mean `\($0)`?" : "`\(reason)` is now called `\($0)`"
+                    }
+                        ?? Suggestion.publicHelp(for: reason.rawValue, in: known) + " (the reasons are listed in docs/reasons.md)"))
         }
         return out
     }

@@ -56,6 +56,8 @@ public struct Scenario: Sendable {
         public var user: String?
         /// The diagnostic code the event must be rejected with.
         public var error: DiagnosticCode?
+        /// Where `reason` is written, for a located error when the policy never gives it.
+        public var reasonLocation: SourceLocation?
         public init() {}
 
         /// Whether anything is checked: false for a step without `expect` or with `expect: {}`.

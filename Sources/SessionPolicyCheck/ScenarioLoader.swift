@@ -168,7 +168,10 @@ public enum ScenarioLoader {
                 x.decision = .some(d)
             }
         }
-        if let v = f["reason"], let s = r.name(v, f.path("reason")) { x.reason = Reason(s) }
+        if let v = f["reason"], let s = r.name(v, f.path("reason")) {
+            x.reason = Reason(s)
+            x.reasonLocation = v.location
+        }
         if let v = f["message"] { x.message = r.string(v, f.path("message")) }
         if let v = f["state"] { x.state = r.keyword(v, f.path("state"), MachineState.self) }
         x.scope = noneOr("scope", Scope.self)

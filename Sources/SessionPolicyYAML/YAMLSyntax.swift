@@ -155,6 +155,18 @@ package enum YAMLSyntax {
                 help = "indent with spaces, not tabs; quote values that start with `@`, `` ` `` or `%`"
             } else if problem.contains("mapping values are not allowed") {
                 help = "quote values that contain `: `, or check the indentation"
+            } else if problem.contains("expected ':'") {
+                help = "write each entry as `key: value`; a value that goes on over several lines must be quoted or indented"
+            } else if problem.contains("expected ',' or ']'") {
+                help = "close the list `[...]` where it is opened, with `, ` between its items"
+            } else if problem.contains("expected ',' or '}'") {
+                help = "close the mapping `{...}` where it is opened, with `, ` between its entries"
+            } else if problem.contains("node content") {
+                help = "a value is missing after `-`, `:` or `,`, or the indentation is off"
+            } else if problem.contains("end of stream") {
+                help = "the file ends inside a quoted string or a bracket: close it"
+            } else {
+                help = "check the indentation and the quoting at the place shown"
             }
             return .error(.yamlSyntax, "invalid YAML: \(problem)", at: at(mark), notes: notes, help: help)
         case let .duplicatedKeysInMapping(duplicates, context):
@@ -171,9 +183,11 @@ package enum YAMLSyntax {
             // The checks before parsing catch what the YAML reader refuses; this is a backstop.
             return .error(
                 .invalidUTF8, "the text cannot be read: \(problem)" + (offset.map { " at byte offset \($0)" } ?? ""),
-                at: SourceLocation(file: file, line: 1, column: 1))
+                at: SourceLocation(file: file, line: 1, column: 1), help: "save the file as UTF-8 text without control characters")
         default:
-            return .error(.yamlSyntax, "the text cannot be read as YAML", at: SourceLocation(file: file, line: 1, column: 1))
+            return .error(
+                .yamlSyntax, "the text cannot be read as YAML", at: SourceLocation(file: file, line: 1, column: 1),
+                help: "check the file is YAML text; `policyctl lint` on a shipped policy shows a valid one")
         }
     }
 

@@ -51,7 +51,7 @@ struct CLITests {
         #expect(r.stdout.contains("      -> #"))
         #expect(r.stdout.contains("more than 7d since the last online validation: 8d since the last online validation\n"))
         #expect(r.stdout.contains("decides: offline.window, offline.on_expired at policies/spendiq.yaml:"))
-        #expect(r.stdout.contains("got: decision: wipe, reason offline_window_expired, next state signed_out"))
+        #expect(r.stdout.contains("got: decision: wipe, reason offline_window_exceeded, next state signed_out"))
 
         let json = try CLI.run(["check", "policies/spendiq.yaml", scenario, "--format", "json"])
         #expect(json.status == 1)

@@ -47,10 +47,10 @@ struct ScenarioCorpusTests {
     func failureReport() throws {
         var s = try #require(Self.input.scenarios.first { $0.covers.contains("K3") })
         let index = try #require(s.steps.firstIndex { $0.expect.reason == .sessionMaxExceeded })
-        s.steps[index].expect.reason = .offlineWindowExpired
+        s.steps[index].expect.reason = .offlineWindowExceeded
         let result = ScenarioRunner.run(s, against: try #require(Self.input.policies[s.policy]).compiled)
         let failure = try #require(result.failure)
-        #expect(failure.mismatches == ["reason: expected `offline_window_expired`, got `session_max_exceeded`"])
+        #expect(failure.mismatches == ["reason: expected `offline_window_exceeded`, got `session_max_exceeded`"])
         #expect(failure.trace.last?.matched == true)
         #expect(failure.trace.last?.levers.first == "session.max")
     }

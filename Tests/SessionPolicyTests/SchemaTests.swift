@@ -148,6 +148,10 @@ struct SchemaTests {
         #expect(defined("authMode") == Self.raw(AuthMode.self))
         #expect(defined("notice") == Set(Notices.named.map(\.0)))
         #expect(defined("behaviour") == Set(Behaviours.all))
+        // Editors complete the engine's reasons; a rule's own reason is any name.
+        let reason = s.subschema("definitions", "expectation", "properties", "reason", "anyOf")?.items ?? []
+        #expect(Self.words(s, reason.first).words == Set(Reason.builtIn.map(\.0.rawValue)))
+        #expect(reason.dropFirst().first?["$ref"] == .string("#/definitions/name"))
         // In expectations `none` (or null) says "no decision", "no scope"; null says "no auth mode".
         let expect = { (key: String) in Self.words(s, s.subschema("definitions", "expectation", "properties", key)) }
         #expect(expect("decision").words == Self.raw(Decision.self).union(["none"]))

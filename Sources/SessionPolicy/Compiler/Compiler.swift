@@ -184,7 +184,7 @@ struct Compiler {
             }
             if let window = p.offline.window {
                 add(
-                    [state], events, .offlineWindowExpired(window), react(p.offline.onExpired, .offlineWindowExpired, from: state),
+                    [state], events, .offlineWindowExceeded(window), react(p.offline.onExpired, .offlineWindowExceeded, from: state),
                     source("offline.window", "offline.on_expired"))
             }
             if let idle = p.session.idle {

@@ -15,7 +15,7 @@ package enum Guard: Sendable, Hashable {
     /// More than `limit` since the last activity.
     case idleExceeded(TimeSpan)
     /// More than `limit` since the last online validation.
-    case offlineWindowExpired(TimeSpan)
+    case offlineWindowExceeded(TimeSpan)
     /// The session does not record an auth mode.
     case authModeMissing
     /// The session's auth mode (password, PIN) needs the IdP.

@@ -75,6 +75,8 @@ extension DiagnosticCode {
     public static let ruleNotAllowed = DiagnosticCode("rule-not-allowed")
     // Scenario files.
     public static let unknownPolicy = DiagnosticCode("unknown-policy")
+    /// An expected `reason` the scenario's policy can never give (neither the engine nor its rules).
+    public static let unknownReason = DiagnosticCode("unknown-reason")
     public static let duplicatePolicyName = DiagnosticCode("duplicate-policy-name")
     /// A warning: a `covers:` id written like a behaviour id of the catalogue that is not one.
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")

@@ -137,7 +137,7 @@ extension StateMachine {
             return Self.exceeded(limit, since: s.lastIdPLogin, now: now)
         case let .idleExceeded(limit):
             return Self.exceeded(limit, since: s.lastActivity ?? s.lastIdPLogin, now: now)
-        case let .offlineWindowExpired(limit):
+        case let .offlineWindowExceeded(limit):
             return Self.exceeded(limit, since: s.lastOnline ?? s.lastIdPLogin, now: now)
         case .authModeMissing:
             return s.authMode == nil

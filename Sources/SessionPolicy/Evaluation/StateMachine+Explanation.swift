@@ -12,7 +12,7 @@ extension StateMachine {
         case .differentDevice: return ("different device", "the event comes from another device than the session's")
         case let .sessionMaxExceeded(l): return ("since idp login > \(l)", "more than \(l) since the last IdP login")
         case let .idleExceeded(l): return ("idle > \(l)", "more than \(l) since the last activity")
-        case let .offlineWindowExpired(l): return ("since online > \(l)", "more than \(l) since the last online validation")
+        case let .offlineWindowExceeded(l): return ("since online > \(l)", "more than \(l) since the last online validation")
         case .authModeMissing: return ("no auth mode", "the session records no auth mode")
         case .authModeNeedsIdP: return ("mode password or pin", "the auth mode is password or pin")
         case let .authModeNotOffline(modes):
@@ -63,7 +63,7 @@ extension StateMachine {
         case .differentUser: return "event user \(e.user.map { "`\($0)`" } ?? "none"), session user \(s.user.map { "`\($0)`" } ?? "none")"
         case .sessionMaxExceeded: return since(s.lastIdPLogin, "last IdP login")
         case .idleExceeded: return since(s.lastActivity ?? s.lastIdPLogin, "last activity")
-        case .offlineWindowExpired: return since(s.lastOnline ?? s.lastIdPLogin, "last online validation")
+        case .offlineWindowExceeded: return since(s.lastOnline ?? s.lastIdPLogin, "last online validation")
         case .authModeMissing, .authModeNeedsIdP, .authModeNotOffline, .authModeIs: return "auth mode \(show(s.authMode))"
         case .keystoreNotHardware: return "keystore \(show(e.device.keystore))"
         case .biometricLocked: return "locked: \(s.biometricLocked), auth mode \(show(s.authMode))"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A machine-readable reason for a decision (`offline_window_expired`, ...).
+/// A machine-readable reason for a decision (`offline_window_exceeded`, ...).
 ///
 /// A struct rather than an enum so the set can grow without breaking clients; every built-in
 /// reason has a human message.
@@ -25,7 +25,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public static let idpLoginRetriesExhausted = Reason("idp_login_retries_exhausted")
     public static let sessionMaxExceeded = Reason("session_max_exceeded")
     public static let sessionIdleExceeded = Reason("session_idle_exceeded")
-    public static let offlineWindowExpired = Reason("offline_window_expired")
+    public static let offlineWindowExceeded = Reason("offline_window_exceeded")
     public static let authModeRequiresIdP = Reason("auth_mode_requires_idp")
     public static let authModeNotAllowedOffline = Reason("auth_mode_not_allowed_offline")
     public static let keyProtectionInsufficient = Reason("key_protection_insufficient")
@@ -56,6 +56,10 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
     public static let crossAppSession = Reason("cross_app_session")
     public static let sessionExists = Reason("session_exists")
 
+    /// Reasons renamed in an earlier release, by their old name: a scenario that still expects
+    /// an old name is told the new one.
+    public static let renamed: [String: String] = ["offline_window_expired": "offline_window_exceeded"]
+
     /// Every built-in reason with its human message, in a stable order.
     public static let builtIn: [(Reason, String)] = [
         (.withinLimits, "the session is within the policy's limits"),
@@ -67,7 +71,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.idpLoginRetriesExhausted, "too many failed sign-ins: local data is removed"),
         (.sessionMaxExceeded, "your session has reached its maximum length: sign in again"),
         (.sessionIdleExceeded, "your session expired after a period of inactivity: sign in again"),
-        (.offlineWindowExpired, "you have been offline too long: sign in again with a network connection"),
+        (.offlineWindowExceeded, "you have been offline too long: sign in again with a network connection"),
         (.authModeRequiresIdP, "your sign-in method (password or PIN) needs your identity provider"),
         (.authModeNotAllowedOffline, "your sign-in method is not allowed for offline login: sign in again"),
         (.keyProtectionInsufficient, "this device cannot protect the sign-in key in hardware: sign in with your identity provider"),

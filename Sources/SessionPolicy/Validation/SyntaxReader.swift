@@ -77,7 +77,10 @@ package struct SyntaxReader: Sendable {
 
     private mutating func scalarText(_ node: SyntaxNode, _ path: String, expected: String) -> (String, Bool)? {
         guard case let .scalar(text, plain) = node.kind, !node.isNull else {
-            error(.wrongType, "`\(path)` must be \(expected), found \(node.shapeName)", at: node)
+            let key = path.split(separator: ".").last.map(String.init) ?? path
+            error(
+                .wrongType, "`\(path)` must be \(expected), found \(node.shapeName)", at: node,
+                help: node.isNull ? "write the value after `\(key):` on the same line" : "write `\(key): ` followed by \(expected)")
             return nil
         }
         return (text, plain)
@@ -102,7 +105,10 @@ package struct SyntaxReader: Sendable {
     package mutating func int(_ node: SyntaxNode, _ path: String) -> Int? {
         guard let (text, plain) = scalarText(node, path, expected: "an integer") else { return nil }
         guard plain, let v = Int(text) else {
-            error(.wrongType, "`\(path)` must be an integer, found `\(text)`", at: node)
+            let quoted = !plain && Int(text) != nil
+            error(
+                .wrongType, "`\(path)` must be an integer, found " + (plain ? "`\(text)`" : "a string, `\"\(text)\"`"), at: node,
+                help: quoted ? "write the number without quotes: `\(path.split(separator: ".").last ?? ""): \(text)`" : nil)
             return nil
         }
         return v
@@ -113,7 +119,9 @@ package struct SyntaxReader: Sendable {
         guard let (text, plain) = scalarText(node, path, expected: "`true` or `false`") else { return nil }
         if plain, text == "true" || text == "True" || text == "TRUE" { return true }
         if plain, text == "false" || text == "False" || text == "FALSE" { return false }
-        error(.wrongType, "`\(path)` must be `true` or `false`, found `\(text)`", at: node)
+        error(
+            .wrongType, "`\(path)` must be `true` or `false`, found " + (plain ? "`\(text)`" : "a string, `\"\(text)\"`"), at: node,
+            help: "write `true` or `false`, without quotes")
         return nil
     }
 
