@@ -109,6 +109,41 @@ struct OperationsTests {
         #expect(loaded.contains(" policies=") && loaded.contains("spendiq"))
     }
 
+    @Test("policyctl serve refuses huge and endless policy files from their size, in bounded memory, and keeps serving the rest")
+    func hugePolicyFiles() async throws {
+        let dir = try Fixtures.temporaryDirectory("huge-policies")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Fixtures.text("policies/spendiq.yaml").write(to: dir.appendingPathComponent("spendiq.yaml"), atomically: true, encoding: .utf8)
+        let huge = dir.appendingPathComponent("huge.yaml").path
+        _ = FileManager.default.createFile(atPath: huge, contents: nil)
+        try #require(truncate(huge, 2_147_483_648) == 0, "a sparse 2 GB file")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("zero.yaml").path, withDestinationPath: "/dev/zero")
+        try #require(mkfifo(dir.appendingPathComponent("pipe.yaml").path, 0o600) == 0, "a FIFO no one writes")
+        let started = Date()
+        let (process, port) = try ServeProcess.start(
+            ["--port", "0", "--policies", dir.path, "--storage", "sqlite:\(dir.path)/s.sqlite"],
+            environment: ["SESSIONPOLICY_HS256_SECRET": Tokens.secret])
+        defer {
+            if process.isRunning { process.terminate() }
+        }
+        #expect(Date().timeIntervalSince(started) < 30)
+        let client = TestClient(host: "127.0.0.1", port: port)
+        client.connect()
+        let health = try await client.execute(.init("/healthz", method: .get))
+        let body = health.body.map { String(buffer: $0) } ?? ""
+        try await client.shutdown()
+        let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        #expect(json?["status"] as? String == "degraded", "\(body)")
+        #expect(body.contains("input-too-large") && body.contains("huge.yaml") && body.contains("zero.yaml"), "\(body)")
+        #expect(body.contains("pipe.yaml"), "\(body)")
+        #expect((json?["policies"] as? [String])?.contains("spendiq") ?? body.contains("spendiq"), "\(body)")
+        // Peak memory of the running server, from /proc: reading the 2 GB file would take gigabytes.
+        let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        let hwm = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        let kb = hwm.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        #expect(kb > 0 && kb < 200 * 1024, "peak \(kb) KB")
+    }
+
     /// Enumerated from the server's sources, not typed here: the codes the server declares, and
     /// every code it answers with an HTTP status of its own (`APIError(status, .code, ...)`).
     @Test("every code the server answers with has a row in the server section of docs/diagnostics.md")
