@@ -19,6 +19,28 @@ public enum PolicyValidator {
         return validated
     }
 
+    /// Why `name` is not a policy name, or nil: a policy name is 1 to 64 of `A-Z a-z 0-9 - _ .`,
+    /// starting with a letter or digit, and does not end in `.yaml`, `.yml` or `.json` (a scenario's
+    /// `policy:` that ends so is a file path).
+    static func nameProblem(_ name: String) -> String? {
+        let allowed = name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "."
+        }
+        guard let first = name.unicodeScalars.first else { return "must not be empty" }
+        if !allowed { return "may hold only letters, digits, `-`, `_` and `.`" }
+        if first == "-" || first == "_" || first == "." { return "must start with a letter or digit" }
+        if name.count > 64 { return "must be at most 64 characters" }
+        if [".yaml", ".yml", ".json"].contains(where: { name.lowercased().hasSuffix($0) }) { return "must not end like a file name" }
+        return nil
+    }
+
+    /// `name` as a policy name: lowercase words joined by `-` (`Acme Bank` -> `acme-bank`).
+    static func slug(_ name: String) -> String {
+        let words = name.lowercased().split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        let s = words.joined(separator: "-")
+        return s.isEmpty ? "my-policy" : String(s.prefix(64))
+    }
+
     /// The reactions each lever accepts.
     static let endSession: [Reaction] = [.idpLogin, .wipe]
 
@@ -34,8 +56,12 @@ public enum PolicyValidator {
                     .unsupportedVersion, "policy version `\(p.version)` is not supported", at: at("version"),
                     help: "the only version is `1`"))
         }
-        if p.name.isEmpty || p.name.trimmingCharacters(in: .whitespacesAndNewlines) != p.name {
-            out.append(.error(.invalidValue, "`name` must be a non-empty name without surrounding spaces", at: at("name")))
+        if let problem = Self.nameProblem(p.name) {
+            out.append(
+                .error(
+                    .invalidValue, "`name` \(problem), found `\(p.name)`", at: at("name"),
+                    help: "a policy name is a URL path segment and what scenarios refer to: letters, digits, `-`, `_` and `.`,"
+                        + " starting with a letter or digit, at most 64 characters, for example `\(Self.slug(p.name))`"))
         }
         var seen: [AuthMode] = []
         for (i, m) in p.authModes.offline.enumerated() {
