@@ -1,7 +1,7 @@
 public import SessionPolicy
 
 /// Renders the results of `policyctl check`: human text ending with `N passed, N failed`, JSON
-/// or JUnit XML, optionally with transition coverage.
+/// or JUnit XML, optionally with coverage (levers, guards, transitions).
 public struct CheckReport: Sendable {
     public var results: [ScenarioResult]
     public var policies: [String: CompiledPolicy]
@@ -46,9 +46,10 @@ public struct CheckReport: Sendable {
     /// The closing line.
     public var summary: String { "\(passed) passed, \(failed) failed" }
 
-    /// Transition coverage of every policy by these results.
-    public func coverage(threshold: Double? = nil) -> CoverageReport {
-        CoverageReport(results: results, policies: policies, threshold: threshold)
+    /// Lever, guard and transition coverage of every policy by these results; `threshold`
+    /// applies to `thresholdUnit`.
+    public func coverage(threshold: Double? = nil, thresholdUnit: CoverageUnit = .lever) -> CoverageReport {
+        CoverageReport(results: results, policies: policies, threshold: threshold, thresholdUnit: thresholdUnit)
     }
 
     /// Whether `check` succeeds: no scenario failed and the coverage, if measured, reaches its threshold.

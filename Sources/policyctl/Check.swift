@@ -10,10 +10,13 @@ struct Check: ParsableCommand {
             POLICY is a policy file or a directory of them; each SCENARIO is a scenario file or a \
             directory of them. Scenarios name their policy by its `name` (or by a path relative to \
             the scenario file); with one policy, they may leave it out.
-            --coverage reports which transitions of each policy's machine the scenarios took \
-            (those of a failing scenario up to its failing step) and which they never reached, \
-            by lever. --threshold PERCENT fails the check when the overall coverage (all \
-            policies together) is below PERCENT.
+            --coverage reports, per policy, how many of its levers the scenarios exercised (a lever \
+            is a policy key that produced transitions, or `built-in`), how many of its distinct \
+            guards they took (a check the machine repeats on every state and event counts once) and \
+            how many of its transitions; then each lever never exercised and each guard never taken. \
+            A failing scenario counts up to its failing step. --threshold PERCENT fails the check \
+            when the overall coverage (all policies together) is below PERCENT, counted in levers \
+            unless --threshold-unit says guard or transition.
             With --format junit, standard output is JUnit XML only; the summary line and the \
             coverage text go to standard error.
             Exit codes: 0 all scenarios passed; 1 a scenario failed, or coverage is below \
@@ -32,21 +35,31 @@ struct Check: ParsableCommand {
     @Flag(name: .shortAndLong, help: "List passing scenarios too.")
     var verbose = false
 
-    @Flag(help: "Report the transitions the scenarios took and those they never reached.")
+    @Flag(help: "Report the levers, guards and transitions the scenarios exercised and those they never reached.")
     var coverage = false
 
-    @Flag(help: "With coverage, list every transition never taken with its guard and action (implies --coverage).")
+    @Flag(
+        help:
+            "With coverage, also list the guards of levers never exercised and every transition never taken with its guard and action (implies --coverage)."
+    )
     var coverageDetail = false
 
     @Option(
         help: ArgumentHelp(
-            "Fail when overall transition coverage is below this percentage, 0-100 (implies --coverage).", valueName: "percent"))
+            "Fail when overall coverage, in --threshold-unit, is below this percentage, 0-100 (implies --coverage).",
+            valueName: "percent"))
     var threshold: Double?
+
+    @Option(help: ArgumentHelp("What --threshold counts: lever (the default), guard or transition.", valueName: "unit"))
+    var thresholdUnit: ThresholdUnit?
 
     func validate() throws {
         if scenarios.isEmpty { throw ValidationError("give at least one scenario file or directory") }
         if let threshold, !(0...100).contains(threshold) {
             throw ValidationError("`--threshold` must be a percentage from 0 to 100")
+        }
+        if thresholdUnit != nil && threshold == nil {
+            throw ValidationError("`--threshold-unit` needs `--threshold`")
         }
     }
 
@@ -67,7 +80,9 @@ struct Check: ParsableCommand {
         }
         let results = input.scenarios.map { ScenarioRunner.run($0, against: input.policies[$0.policy]!.compiled) }
         let report = CheckReport(results: results, policies: input.policies.mapValues(\.compiled))
-        let measured = coverage || coverageDetail || threshold != nil ? report.coverage(threshold: threshold) : nil
+        let measured =
+            coverage || coverageDetail || threshold != nil
+            ? report.coverage(threshold: threshold, thresholdUnit: (thresholdUnit ?? .lever).unit) : nil
         let out = report.render(format.report, verbose: verbose, coverage: measured, coverageDetail: coverageDetail)
         print(out.stdout, terminator: "")
         FileHandle.standardError.write(Data(out.stderr.utf8))
@@ -84,6 +99,19 @@ enum CheckFormat: String, ExpressibleByArgument, CaseIterable {
         case .human: .human
         case .json: .json
         case .junit: .junit
+        }
+    }
+}
+
+/// `--threshold-unit`: the coverage units a threshold can count.
+enum ThresholdUnit: String, ExpressibleByArgument, CaseIterable {
+    case lever, `guard`, transition
+
+    var unit: CoverageUnit {
+        switch self {
+        case .lever: .lever
+        case .guard: .guard
+        case .transition: .transition
         }
     }
 }

@@ -410,32 +410,39 @@ struct CheckCoverageCLITests {
         return (dir, path)
     }
 
-    @Test("--coverage reports every policy before the closing line and exits 0")
+    @Test("--coverage reports levers, guards and transitions of every policy before the closing line and exits 0")
     func coverage() throws {
         let r = try CLI.run(["check", "policies", "examples", "--coverage"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.lastLine.wholeMatch(of: /\d+ passed, 0 failed/) != nil, "last line: \(r.lastLine)")
         for name in ["kobil-offline-token", "kobil-signed-jwt", "kobil-signed-jwt-hardware", "spendiq"] {
-            #expect(r.stdout.contains(try Regex("\\npolicy \(name): \\d+ of \\d+ transitions covered \\(\\d+\\.\\d%\\)\\n")), "\(name)")
+            let figures =
+                "\\d+ of \\d+ levers exercised \\(\\d+\\.\\d%\\), \\d+ of \\d+ guards taken \\(\\d+\\.\\d%\\), \\d+ of \\d+ transitions \\(\\d+\\.\\d%\\)"
+            #expect(r.stdout.contains(try Regex("\\npolicy \(name): \(figures)\\n")), "\(name)")
         }
-        #expect(r.stdout.contains("  levers exercised: "))
-        #expect(r.stdout.contains(": never exercised, "))
+        #expect(r.stdout.contains("  device.compromised (policies/spendiq.yaml:40:16): never exercised, 1 guard\n"))
+        #expect(r.stdout.contains(#/\n  built-in: \d+ of \d+ guards taken\n    otherwise: idp_login, unexpected_event, in /#))
         let lines = r.stdout.split(separator: "\n")
-        #expect(lines.dropLast().last?.wholeMatch(of: /coverage: \d+ of \d+ transitions covered \(\d+\.\d%\) in \d+ policies/) != nil)
+        #expect(
+            lines.dropLast().last?.wholeMatch(
+                of:
+                    /coverage: \d+ of \d+ levers exercised \(\d+\.\d%\), \d+ of \d+ guards taken \(\d+\.\d%\), \d+ of \d+ transitions \(\d+\.\d%\) in \d+ policies/
+            ) != nil)
         // Without --coverage the output is unchanged.
         let plain = try CLI.run(["check", "policies", "examples"])
-        #expect(!plain.stdout.contains("transitions covered"))
+        #expect(!plain.stdout.contains("levers exercised"))
         // The detail lists missed transitions by id, with their guards.
         let detail = try CLI.run(["check", "policies/spendiq.yaml", "examples/spendiq.yaml", "--coverage-detail"])
         #expect(detail.status == 0)
         #expect(detail.stdout.contains(/\n    #\d+ active on launch, if the device failed its integrity check: wipe, device_compromised\n/))
     }
 
-    @Test("--threshold fails the check when overall coverage is below it, and keeps the closing line last")
+    @Test("--threshold fails the check when overall lever coverage is below it, and keeps the closing line last")
     func threshold() throws {
         let below = try CLI.run(["check", "policies", "examples", "--threshold", "100"])
         #expect(below.status == 1)
-        #expect(below.stdout.contains(/\ncoverage \d+\.\d% is below the threshold of 100%\n/), "\(below.stdout)")
+        #expect(
+            below.stdout.contains(/\nlever coverage \d+\.\d% \(\d+ of \d+ levers\) is below the threshold of 100%\n/), "\(below.stdout)")
         #expect(below.lastLine.wholeMatch(of: /\d+ passed, 0 failed/) != nil)
         let met = try CLI.run(["check", "policies", "examples", "--threshold", "0"])
         #expect(met.status == 0)
@@ -447,21 +454,48 @@ struct CheckCoverageCLITests {
         let coverage = try #require(object?["coverage"] as? [String: Any])
         #expect(coverage["below_threshold"] as? Bool == true)
         #expect(coverage["threshold"] as? Double == 99.5)
+        #expect(coverage["threshold_unit"] as? String == "lever")
     }
 
-    @Test("--threshold outside 0-100 is a usage error", arguments: ["101", "-1", "abc", "nan"])
-    func badThreshold(_ value: String) throws {
-        let r = try CLI.run(["check", "policies", "examples", "--threshold=\(value)"])
+    /// The shipped suite covers 33.1% of its levers, 29.9% of its guards and 4.6% of its transitions.
+    @Test(
+        "--threshold-unit picks what --threshold counts; levers by default",
+        arguments: [
+            ([String](), Int32(0)), (["--threshold-unit", "lever"], 0), (["--threshold-unit", "guard"], 1),
+            (["--threshold-unit=transition"], 1),
+        ] as [([String], Int32)])
+    func thresholdUnit(_ unit: [String], status: Int32) throws {
+        let r = try CLI.run(["check", "policies", "examples", "--threshold", "30"] + unit)
+        #expect(r.status == status, "\(r.stderr)")
+        let name = unit.last.map { $0.replacingOccurrences(of: "--threshold-unit=", with: "") } ?? "lever"
+        let verdict = status == 0 ? "meets" : "is below"
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.dropLast().last?.hasPrefix("\(name) coverage ") == true, "\(r.stdout)")
+        #expect(lines.dropLast().last?.hasSuffix(" \(name)s) \(verdict) the threshold of 30%") == true, "\(r.stdout)")
+        #expect(r.lastLine.wholeMatch(of: /\d+ passed, 0 failed/) != nil)
+    }
+
+    @Test(
+        "--threshold outside 0-100, an unknown unit or a unit without a threshold is a usage error",
+        arguments: [
+            ["--threshold=101"], ["--threshold=-1"], ["--threshold=abc"], ["--threshold=nan"],
+            ["--threshold", "50", "--threshold-unit", "rule"], ["--threshold-unit", "guard"],
+        ])
+    func badThreshold(_ options: [String]) throws {
+        let r = try CLI.run(["check", "policies", "examples"] + options)
         #expect(r.status == 64, "\(r.stderr)")
     }
 
-    @Test("--format json --coverage adds a coverage object per policy")
+    @Test("--format json --coverage adds a coverage object with every unit, overall and per policy")
     func json() throws {
         let r = try CLI.run(["check", "policies", "examples", "--format", "json", "--coverage"])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let coverage = try #require(object["coverage"] as? [String: Any])
-        #expect(coverage["threshold"] == nil)
+        #expect(coverage["threshold"] == nil && coverage["threshold_unit"] == nil)
+        let units = try #require(coverage["units"] as? [String: [String: Any]])
+        #expect(units.keys.sorted() == ["guard", "lever", "transition"])
+        #expect(units["transition"]?["covered"] as? Int == coverage["covered"] as? Int)
         let policies = try #require(coverage["policies"] as? [[String: Any]])
         let names: [String] = policies.compactMap { $0["policy"] as? String }
         let shipped: [String] = Fixtures.files(in: "policies").map { (path: String) -> String in
@@ -478,6 +512,15 @@ struct CheckCoverageCLITests {
             #expect(p["percent"] is Double)
             let first = try #require(missed.first)
             for key in ["id", "from", "event", "guard", "reason", "levers"] { #expect(first[key] != nil, "\(key)") }
+            // Guards split the transitions; a lever lists its guards by id.
+            let guards = try #require(p["guards"] as? [[String: Any]])
+            #expect(guards.reduce(0) { $0 + (($1["transitions"] as? [Int])?.count ?? 0) } == total)
+            #expect(guards.count { $0["taken"] as? Bool == true } == (p["units"] as? [String: [String: Any]])?["guard"]?["covered"] as? Int)
+            let levers = try #require(p["levers"] as? [[String: Any]])
+            for lever in levers {
+                for key in ["lever", "exercised", "covered", "total", "guards", "guards_taken"] { #expect(lever[key] != nil, "\(key)") }
+                #expect((lever["guards"] as? [Int])?.allSatisfy { $0 >= 0 && $0 < guards.count } == true)
+            }
             covered += count
         }
         #expect(coverage["covered"] as? Int == covered)
@@ -529,7 +572,10 @@ struct CheckCoverageCLITests {
         // The coverage counts the failing step's transition.
         let human = try CLI.run(["check", "policies/spendiq.yaml", path, "--coverage"])
         #expect(human.status == 1)
-        #expect(human.stdout.contains("policy spendiq: 3 of "), "\(human.stdout)")
+        #expect(
+            human.stdout.contains(
+                #/\npolicy spendiq: \d+ of \d+ levers exercised \([\d.]+%\), \d+ of \d+ guards taken \([\d.]+%\), 3 of /#),
+            "\(human.stdout)")
         #expect(human.lastLine == "1 passed, 1 failed")
     }
 }

@@ -29,15 +29,114 @@ struct CoverageTests {
             #expect(p.missed.map(\.id) == p.missed.map(\.id).sorted())
             #expect(Set(p.covered).union(p.missed.map(\.id)) == Set(machine.transitions.map(\.id)))
             #expect(Set(p.covered).isDisjoint(with: p.missed.map(\.id)))
-            // Every transition belongs to exactly one lever.
-            #expect(p.levers.reduce(0) { $0 + $1.total } == p.total)
-            #expect(p.levers.reduce(0) { $0 + $1.covered } == p.covered.count)
+            // Every transition belongs to exactly one guard; a guard is taken when one of its transitions was.
+            #expect(p.guards.flatMap(\.transitions).sorted() == machine.transitions.map(\.id))
+            #expect(p.guards.flatMap(\.covered).sorted() == p.covered)
+            #expect(p.guards.map(\.id) == Array(p.guards.indices))
+            #expect(p.guards.map { $0.transitions[0] } == p.guards.map { $0.transitions[0] }.sorted())
+            for g in p.guards { #expect(g.taken == !g.covered.isEmpty) }
+            // A transition counts for every lever it names; a lever is exercised exactly when one
+            // of its guards was taken.
+            #expect(p.levers.reduce(0) { $0 + $1.total } == machine.transitions.reduce(0) { $0 + $1.source.levers.count })
+            for lever in p.levers {
+                #expect(lever.exercised == (lever.guardsTaken > 0), "\(lever.lever)")
+                #expect(lever.guardsTaken == lever.guards.count { p.guards[$0].taken })
+                #expect(lever.guards.allSatisfy { p.guards[$0].levers.contains(lever.lever) })
+            }
             #expect(p.levers.last?.lever == "built-in")
             let named = p.levers.map(\.lever).dropLast()
             #expect(Array(named) == named.sorted())
         }
         #expect(report.covered == report.policies.reduce(0) { $0 + $1.covered.count })
         #expect(report.covered < report.total)
+    }
+
+    /// The shipped suite's figures, per policy: levers exercised of all, guards taken of all,
+    /// transitions taken of all. README "policyctl" quotes the overall line; a new scenario that
+    /// moves them is a reviewed change of this table and of the README.
+    static let shipped: [(policy: String, levers: (Int, Int), guards: (Int, Int), transitions: (Int, Int))] = [
+        ("cross-app-device-sso", (6, 26), (9, 41), (10, 365)),
+        ("i360-marketsharp", (13, 27), (20, 57), (25, 459)),
+        ("i360-salesforce", (7, 22), (12, 38), (13, 346)),
+        ("kobil-offline-token", (19, 24), (26, 39), (47, 355)),
+        ("kobil-signed-jwt", (2, 24), (4, 39), (4, 355)),
+        ("kobil-signed-jwt-hardware", (4, 26), (4, 40), (4, 364)),
+        ("spendiq", (7, 26), (13, 40), (19, 364)),
+    ]
+
+    @Test("the shipped suite's lever, guard and transition figures", arguments: shipped.indices)
+    func shippedFigures(_ i: Int) throws {
+        let want = Self.shipped[i]
+        let report = CoverageReport(results: Self.results, policies: Self.compiled)
+        let p = try #require(report.policies.first { $0.policy == want.policy })
+        func pair(_ f: CoverageFigure) -> [Int] { [f.covered, f.total] }
+        #expect(pair(p.figure(.lever)) == [want.levers.0, want.levers.1])
+        #expect(pair(p.figure(.guard)) == [want.guards.0, want.guards.1])
+        #expect(pair(p.figure(.transition)) == [want.transitions.0, want.transitions.1])
+    }
+
+    @Test("the shipped suite's overall figures, as the README quotes them")
+    func shippedOverall() {
+        let report = CoverageReport(results: Self.results, policies: Self.compiled)
+        #expect(Self.shipped.map(\.policy) == report.policies.map(\.policy), "a policy was added: add its row to `shipped`")
+        func total(
+            _ unit: KeyPath<(policy: String, levers: (Int, Int), guards: (Int, Int), transitions: (Int, Int)), (Int, Int)>
+        )
+            -> CoverageFigure
+        {
+            CoverageFigure(
+                covered: Self.shipped.reduce(0) { $0 + $1[keyPath: unit].0 }, total: Self.shipped.reduce(0) { $0 + $1[keyPath: unit].1 })
+        }
+        #expect(report.figure(.lever) == total(\.levers))
+        #expect(report.figure(.guard) == total(\.guards))
+        #expect(report.figure(.transition) == total(\.transitions))
+        #expect(report.figure(.transition) == CoverageFigure(covered: report.covered, total: report.total))
+        let lines = report.human(detail: false).split(separator: "\n").map(String.init)
+        let line = lines.last ?? ""
+        #expect(line.hasPrefix("coverage: \(report.figure(.lever).covered) of \(report.figure(.lever).total) levers exercised"))
+        let quoted = Fixtures.text("README.md").contains(line)
+        #expect(quoted, "README should quote `\(line)`")
+    }
+
+    @Test("a guard the machine repeats on every state and event counts once")
+    func repeatedGuards() throws {
+        let report = CoverageReport(results: Self.results, policies: Self.compiled)
+        for p in report.policies {
+            let machine = try #require(Self.compiled[p.policy]).machine
+            let compromised = p.guards.filter { $0.levers == ["device.compromised"] }
+            #expect(compromised.count == 1, "\(p.policy)")
+            #expect(compromised.first?.transitions.count == machine.transitions.count { $0.guard == .deviceCompromised })
+            #expect(compromised.first?.transitions.count ?? 0 > 50)
+            #expect(p.levers.first { $0.lever == "device.compromised" }?.guards.count == 1)
+            // Every unexpected event, in every state, is one built-in guard.
+            #expect(p.guards.count { $0.reason == .unexpectedEvent } == 1)
+            // The levers in a guard's identity split nothing: the same check with the same decision
+            // and reason always comes from the same levers.
+            let byOutcome = Set(
+                machine.transitions.map { GuardOutcome(check: $0.guard, decision: $0.action.decision, reason: $0.action.reason) })
+            #expect(byOutcome.count == p.guards.count, "\(p.policy)")
+        }
+    }
+
+    struct GuardOutcome: Hashable {
+        var check: Guard
+        var decision: Decision?
+        var reason: Reason
+    }
+
+    @Test(
+        "the threshold applies to levers unless another unit is named",
+        arguments: [
+            (CoverageUnit.lever, false), (.guard, true), (.transition, true),
+        ])
+    func thresholdUnit(_ unit: CoverageUnit, below: Bool) {
+        // The shipped suite: 33.1% of levers, 29.9% of guards, 4.6% of transitions.
+        let report = CoverageReport(results: Self.results, policies: Self.compiled, threshold: 30, thresholdUnit: unit)
+        #expect(report.belowThreshold == below)
+        #expect(report.thresholdLine?.hasPrefix("\(unit) coverage ") == true)
+        #expect(report.thresholdLine?.contains(below ? "is below the threshold of 30%" : "meets the threshold of 30%") == true)
+        #expect(CheckReport(results: Self.results, policies: Self.compiled).succeeded(coverage: report) == !below)
+        #expect(CoverageReport(results: Self.results, policies: Self.compiled, threshold: 30).thresholdUnit == .lever)
     }
 
     @Test("a transition every scenario file takes is covered; one no scenario reaches is missed")
@@ -86,10 +185,11 @@ struct CoverageTests {
         #expect(report.policies.first?.covered == Set(full.transitions.prefix(2)).sorted())
     }
 
-    @Test("the threshold compares the exact overall coverage")
-    func threshold() {
-        let r = CoverageReport(results: Self.results, policies: Self.compiled)
-        let exact = Double(r.covered) * 100 / Double(r.total)
+    @Test("the threshold compares the exact overall coverage", arguments: CoverageUnit.all)
+    func threshold(_ unit: CoverageUnit) {
+        let r = CoverageReport(results: Self.results, policies: Self.compiled, thresholdUnit: unit)
+        let f = r.figure(unit)
+        let exact = Double(f.covered) * 100 / Double(f.total)
         #expect(!r.belowThreshold)
         #expect(r.thresholdLine == nil)
         var t = r
@@ -100,9 +200,17 @@ struct CoverageTests {
         t.threshold = exact + 0.01
         #expect(t.belowThreshold)
         #expect(t.thresholdLine?.contains("is below the threshold") == true)
+        #expect(t.thresholdLine?.contains("(\(f.covered) of \(f.total) \(unit.plural))") == true)
         t.threshold = 100
         #expect(t.belowThreshold)
         #expect(!CheckReport(results: Self.results, policies: Self.compiled).succeeded(coverage: t))
+    }
+
+    @Test("a unit is one of lever, guard and transition")
+    func units() {
+        #expect(CoverageUnit.all.map(\.rawValue) == ["lever", "guard", "transition"])
+        #expect(CoverageUnit(rawValue: "guard") == .guard)
+        #expect(CoverageUnit(rawValue: "levers") == nil)
     }
 
     @Test("a loaded policy no scenario runs against is reported with no transition covered")
@@ -111,7 +219,11 @@ struct CoverageTests {
         let report = CoverageReport(results: only, policies: Self.compiled)
         let other = try #require(report.policies.first { $0.policy == "kobil-signed-jwt" })
         #expect(other.scenarios == 0 && other.covered.isEmpty && other.missed.count == other.total)
-        #expect(report.human(detail: false).contains("policy kobil-signed-jwt: 0 of \(other.total) transitions covered (0.0%)\n"))
+        #expect(other.figure(.lever).covered == 0 && other.figure(.guard).covered == 0)
+        #expect(
+            report.human(detail: false).contains(
+                "policy kobil-signed-jwt: 0 of \(other.levers.count) levers exercised (0.0%), 0 of \(other.guards.count) guards taken (0.0%), 0 of \(other.total) transitions (0.0%)\n  no scenario runs against it\n"
+            ))
     }
 
     @Test("human coverage comes before the closing line; JUnit keeps the closing line off standard output")
@@ -121,12 +233,104 @@ struct CoverageTests {
         let human = report.render(.human, coverage: coverage).stdout
         let lines = human.split(separator: "\n")
         #expect(lines.last.map(String.init) == report.summary)
-        #expect(lines.dropLast().last?.hasPrefix("coverage: \(coverage.covered) of \(coverage.total) transitions covered") == true)
+        let levers = coverage.figure(.lever)
+        #expect(lines.dropLast().last?.hasPrefix("coverage: \(levers.covered) of \(levers.total) levers exercised") == true)
+        #expect(lines.dropLast().last?.contains(", \(coverage.covered) of \(coverage.total) transitions (") == true)
         #expect(human.contains("policy spendiq: "))
         let junit = report.render(.junit, coverage: coverage)
         #expect(!junit.stdout.contains(report.summary))
         #expect(junit.stderr.hasSuffix(report.summary + "\n"))
         #expect(report.render(.human).stdout == report.human(verbose: false))
+    }
+
+    /// Tests/Fixtures/coverage: a small policy and three scenarios whose levers, guards and
+    /// transitions are known by reading them (the scenario file says which).
+    enum Small {
+        static let input = CheckInput.load(
+            policies: [Fixtures.path("Tests/Fixtures/coverage/policy.yaml")],
+            scenarios: [Fixtures.path("Tests/Fixtures/coverage/scenarios.yaml")])
+        static let compiled = input.policies.mapValues(\.compiled)
+        static let results = input.scenarios.map { ScenarioRunner.run($0, against: compiled[$0.policy]!) }
+        static func report(threshold: Double? = nil, unit: CoverageUnit = .lever) -> CoverageReport {
+            CoverageReport(results: results, policies: compiled, threshold: threshold, thresholdUnit: unit)
+        }
+        /// The report's text with the fixture paths relative to the package root.
+        static func relative(_ text: String) -> String { text.replacingOccurrences(of: Fixtures.root.path + "/", with: "") }
+    }
+
+    @Test("a small policy: exactly the levers its scenarios reach are exercised")
+    func smallPolicyLevers() throws {
+        #expect(Small.input.diagnostics.isEmpty, "\(Small.input.diagnostics)")
+        #expect(Small.results.count == 3 && Small.results.allSatisfy(\.passed))
+        let p = try #require(Small.report().policies.first)
+        #expect(p.policy == "coverage-small")
+        #expect(
+            p.levers.filter(\.exercised).map(\.lever) == [
+                "auth_modes.offline", "offline.on_expired", "offline.window", "signals.logout", "built-in",
+            ])
+        // What the policy sets and no scenario reaches, and what it leaves to the defaults.
+        for lever in ["session.max", "session.on_expired", "device.compromised", "signals.tokens_revoked", "retry.biometric.max"] {
+            #expect(p.levers.first { $0.lever == lever }?.exercised == false, "\(lever)")
+        }
+        #expect(p.figure(.lever) == CoverageFigure(covered: 5, total: 26))
+        // One guard per transition taken, in the order of the guards' first transitions (signed
+        // out first): the launch with no session left, the login, the logout (its guard also
+        // holds signed out), the launch past the window, the launch allowed offline.
+        let taken = p.guards.filter(\.taken)
+        #expect(
+            taken.map(\.reason.rawValue) == ["no_session", "idp_login_succeeded", "logout", "offline_window_expired", "within_limits"])
+        #expect(
+            taken.map(\.levers) == [
+                ["built-in"], ["built-in"], ["signals.logout"], ["offline.window", "offline.on_expired"], ["auth_modes.offline"],
+            ])
+        #expect(taken.allSatisfy { $0.covered.count == 1 })
+        #expect(p.figure(.guard) == CoverageFigure(covered: 5, total: 40))
+        #expect(p.figure(.transition) == CoverageFigure(covered: 5, total: 364))
+        let window = try #require(p.levers.first { $0.lever == "offline.window" })
+        #expect(window.guards.count == 1 && window.guardsTaken == 1)
+        #expect(window.location?.description == Fixtures.path("Tests/Fixtures/coverage/policy.yaml") + ":11:11")
+        let logout = try #require(p.levers.first { $0.lever == "signals.logout" })
+        #expect(logout.guardsTaken == 1 && logout.guards.count == 2)
+        // With levers at 19.2%: 19 passes, 20 does not; in transitions (1.3%) 19 fails.
+        #expect(!Small.report(threshold: 19).belowThreshold)
+        #expect(Small.report(threshold: 20).belowThreshold)
+        #expect(Small.report(threshold: 19, unit: .transition).belowThreshold)
+    }
+
+    @Test("a small policy's coverage report, human and with detail", arguments: [false, true])
+    func smallPolicyGolden(_ detail: Bool) {
+        let text = Small.relative(Small.report(threshold: 19).human(detail: detail))
+        let golden = "Tests/Fixtures/golden/coverage/coverage-small\(detail ? "-detail" : "").txt"
+        if let difference = Golden.check(text, against: golden) { Issue.record("\(difference)") }
+    }
+
+    @Test("the JSON form has every unit, overall and per policy, and each guard with its transitions")
+    func smallPolicyJSON() throws {
+        let report = CheckReport(results: Small.results, policies: Small.compiled)
+        let text = report.json(coverage: Small.report(threshold: 19))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let coverage = try #require(object["coverage"] as? [String: Any])
+        // The transition figures stay where they were; the units are new.
+        #expect(coverage["covered"] as? Int == 5 && coverage["total"] as? Int == 364)
+        #expect(coverage["threshold_unit"] as? String == "lever")
+        #expect(coverage["below_threshold"] as? Bool == false)
+        let units = try #require(coverage["units"] as? [String: [String: Any]])
+        #expect(units.keys.sorted() == ["guard", "lever", "transition"])
+        #expect(units["lever"]?["covered"] as? Int == 5 && units["lever"]?["total"] as? Int == 26)
+        #expect(units["lever"]?["percent"] as? Double == 19.2)
+        let policy = try #require((coverage["policies"] as? [[String: Any]])?.first)
+        #expect((policy["units"] as? [String: Any])?.keys.sorted() == ["guard", "lever", "transition"])
+        let guards = try #require(policy["guards"] as? [[String: Any]])
+        #expect(guards.count == 40)
+        let compromised = try #require(guards.first { $0["reason"] as? String == "device_compromised" })
+        #expect(compromised["guard"] as? String == "the device failed its integrity check")
+        #expect(compromised["taken"] as? Bool == false)
+        #expect((compromised["transitions"] as? [Int])?.count == 78)
+        let levers = try #require(policy["levers"] as? [[String: Any]])
+        let window = try #require(levers.first { $0["lever"] as? String == "offline.window" })
+        #expect(window["exercised"] as? Bool == true && window["guards_taken"] as? Int == 1)
+        let ids = try #require(window["guards"] as? [Int])
+        #expect(ids.map { guards[$0]["reason"] as? String } == ["offline_window_expired"])
     }
 
     @Test("JUnit XML escapes names and carries each failure")
