@@ -278,7 +278,7 @@ struct CoverageTests {
         // holds signed out), the launch past the window, the launch allowed offline.
         let taken = p.guards.filter(\.taken)
         #expect(
-            taken.map(\.reason.rawValue) == ["no_session", "idp_login_succeeded", "logout", "offline_window_expired", "within_limits"])
+            taken.map(\.reason.rawValue) == ["no_session", "idp_login_succeeded", "logout", "offline_window_exceeded", "within_limits"])
         #expect(
             taken.map(\.levers) == [
                 ["built-in"], ["built-in"], ["signals.logout"], ["offline.window", "offline.on_expired"], ["auth_modes.offline"],
@@ -330,7 +330,7 @@ struct CoverageTests {
         let window = try #require(levers.first { $0["lever"] as? String == "offline.window" })
         #expect(window["exercised"] as? Bool == true && window["guards_taken"] as? Int == 1)
         let ids = try #require(window["guards"] as? [Int])
-        #expect(ids.map { guards[$0]["reason"] as? String } == ["offline_window_expired"])
+        #expect(ids.map { guards[$0]["reason"] as? String } == ["offline_window_exceeded"])
     }
 
     @Test("JUnit XML escapes names and carries each failure")
