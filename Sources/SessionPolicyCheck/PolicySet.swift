@@ -18,10 +18,21 @@ public struct CheckInput: Sendable {
     /// relative to the scenario file.
     public static func load(policies policyPaths: [String], scenarios scenarioPaths: [String]) -> CheckInput {
         var input = CheckInput()
-        for path in policyPaths.flatMap(SourceFile.expand) { input.addPolicy(path) }
+        // A folder may hold a policy and its scenario files side by side: each file goes where
+        // its content says (a top-level `scenarios:` is a scenario file, `version:` a policy).
+        var policyFiles: [String] = [], scenarioFiles: [String] = []
+        for path in policyPaths.flatMap(SourceFile.expand) {
+            if Self.kind(of: path) == .scenarios { scenarioFiles.append(path) } else { policyFiles.append(path) }
+        }
+        for path in scenarioPaths.flatMap(SourceFile.expand) {
+            if Self.kind(of: path) == .policy { policyFiles.append(path) } else { scenarioFiles.append(path) }
+        }
+        var seenScenarioFiles: Set<String> = []
+        scenarioFiles = scenarioFiles.filter { seenScenarioFiles.insert(Self.canonical($0)).inserted }
+        for path in policyFiles { input.addPolicy(path) }
         let single = input.policies.count == 1 ? input.policies.keys.first : nil
         var unknown: [String: Int] = [:], unknownCount: [String: Int] = [:]
-        for path in scenarioPaths.flatMap(SourceFile.expand) {
+        for path in scenarioFiles {
             switch SourceFile.syntax(path, what: "scenario file", start: ScenarioLoader.start) {
             case let .failure(e):
                 input.diagnostics += e.diagnostics
@@ -135,6 +146,24 @@ public struct CheckInput: Sendable {
                         ?? Suggestion.publicHelp(for: reason.rawValue, in: known) + " (the reasons are listed in docs/reasons.md)"))
         }
         return out
+    }
+
+    /// What a file holds, told by its top-level keys; `unknown` when it does not parse to a mapping.
+    enum FileKind { case policy, scenarios, unknown }
+
+    static func kind(of path: String) -> FileKind {
+        guard case let .success(data) = SourceFile.read(path),
+            case let .success(node?) = DocumentFormat.parse(data, file: path),
+            case let .mapping(pairs) = node.kind
+        else { return .unknown }
+        let keys = Set(pairs.compactMap(\.key.scalar))
+        if keys.contains("scenarios") && !keys.contains("version") { return .scenarios }
+        if keys.contains("version") && !keys.contains("scenarios") { return .policy }
+        return .unknown
+    }
+
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// Loads one policy file; returns its name, or nil after recording diagnostics.

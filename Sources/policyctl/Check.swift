@@ -8,8 +8,11 @@ struct Check: ParsableCommand {
         abstract: "Run scenario files against policies; ends with `N passed, N failed`.",
         discussion: """
             POLICY is a policy file or a directory of them; each SCENARIO is a scenario file or a \
-            directory of them. Scenarios name their policy by its `name` (or by a path relative to \
-            the scenario file); with one policy, they may leave it out.
+            directory of them. A directory may hold policies and scenario files side by side: a file \
+            with a top-level `scenarios:` is a scenario file, one with `version:` a policy, wherever \
+            it is given; without SCENARIO, the scenario files come from POLICY. Scenarios name their \
+            policy by its `name` (or by a path relative to the scenario file); with one policy, they \
+            may leave it out.
             --coverage reports, per policy, how many of its levers the scenarios exercised (a lever \
             is a policy key that produced transitions, or `built-in`), how many of its distinct \
             guards they took (a check the machine repeats on every state and event counts once) and \
@@ -26,8 +29,8 @@ struct Check: ParsableCommand {
     @Argument(help: "A policy file or a directory of policy files.")
     var policy: String
 
-    @Argument(help: "Scenario files or directories.")
-    var scenarios: [String]
+    @Argument(help: "Scenario files or directories (default: POLICY, when it holds scenario files too).")
+    var scenarios: [String] = []
 
     @Option(help: "Output format: human, json or junit.")
     var format: CheckFormat = .human
@@ -54,7 +57,6 @@ struct Check: ParsableCommand {
     var thresholdUnit: ThresholdUnit?
 
     func validate() throws {
-        if scenarios.isEmpty { throw ValidationError("give at least one scenario file or directory") }
         if let threshold, !(0...100).contains(threshold) {
             throw ValidationError("`--threshold` must be a percentage from 0 to 100")
         }
@@ -64,6 +66,7 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
+        let scenarios = scenarios.isEmpty ? [policy] : scenarios
         let input = CheckInput.load(policies: [policy], scenarios: scenarios)
         let json = format == .json
         emit(input.diagnostics, sources: input.sources, json: json && input.diagnostics.hasErrors)
@@ -73,7 +76,7 @@ struct Check: ParsableCommand {
                 [
                     .error(
                         .noScenarios, "no scenarios found in \(scenarios.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
-                        help: "give scenario files, or directories that hold `.yaml` scenario files")
+                        help: "give scenario files, or directories that hold `.yaml` scenario files (a file with `scenarios:` at the top)")
                 ],
                 sources: [:], json: json)
             throw Exit.invalidInput

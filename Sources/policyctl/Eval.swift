@@ -34,6 +34,7 @@ struct Eval: ParsableCommand {
         } else {
             print(OutcomeRenderer.summary(outcome))
             print("message: \(outcome.message)")
+            print(OutcomeRenderer.state(outcome.state), terminator: "")
             if explain {
                 print(OutcomeRenderer.trace(trace), terminator: "")
             } else if let d = report.decidedBy {

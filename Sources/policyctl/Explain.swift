@@ -44,5 +44,6 @@ struct Explain: ParsableCommand {
         print(OutcomeRenderer.trace(trace), terminator: "")
         print(OutcomeRenderer.summary(outcome))
         print("message: \(outcome.message)")
+        print(OutcomeRenderer.state(outcome.state), terminator: "")
     }
 }

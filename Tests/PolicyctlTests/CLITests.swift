@@ -132,7 +132,7 @@ struct CLITests {
 
     @Test(
         "usage errors exit 64",
-        arguments: [["check"], ["check", "policies"], ["compile", "policies/spendiq.yaml", "--format", "png"], ["frobnicate"]])
+        arguments: [["check"], ["compile", "policies/spendiq.yaml", "--format", "png"], ["frobnicate"]])
     func usage(_ args: [String]) throws {
         #expect(try CLI.run(args).status == 64)
     }
@@ -144,6 +144,10 @@ struct CLITests {
         let r = try CLI.run(["check", "policies", dir.path])
         #expect(r.status == 2)
         #expect(r.stderr.contains("error[no-scenarios]"))
+        // A folder of policies alone: its scenario files would come from it, and there are none.
+        let alone = try CLI.run(["check", "policies"])
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("error[no-scenarios]: no scenarios found in `policies`"))
     }
 
     @Test("a scenario may name its policy by a relative path that is also loaded from a directory")
@@ -167,6 +171,19 @@ struct CLITests {
         let r = try CLI.run(["check", dir.appendingPathComponent("policies").path, dir.appendingPathComponent("ex").path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lastLine == "1 passed, 0 failed")
+    }
+
+    @Test("a folder holding a policy and its scenario files side by side loads both, by content", arguments: [false, true])
+    func mixedFolder(_ twice: Bool) throws {
+        let dir = try Fixtures.temporaryDirectory("mixed")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Fixtures.text("policies/spendiq.yaml").write(to: dir.appendingPathComponent("spendiq.yaml"), atomically: true, encoding: .utf8)
+        try Fixtures.text("examples/spendiq.yaml").write(
+            to: dir.appendingPathComponent("spendiq-scenarios.yaml"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["check", dir.path] + (twice ? [dir.path] : []))
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.lastLine.hasSuffix("passed, 0 failed") && !r.lastLine.hasPrefix("0 "), "\(r.lastLine)")
+        #expect(!r.stderr.contains("missing key"))
     }
 
     @Test("a scenario may name its policy by an absolute path, which is read as it is")
@@ -295,7 +312,11 @@ struct CLITests {
         #expect(r.stdout.contains("-> #"))
         #expect(r.stdout.contains("more than 90d since the last IdP login: 92d since the last IdP login"))
         #expect(r.stdout.contains("decides: session.max, session.on_expired at policies/kobil-offline-token.yaml:13:8"))
-        #expect(r.lastLine.hasPrefix("message: "))
+        #expect(r.stdout.contains("\nmessage: "))
+        // The next state with its times, so the times the next decision reads are in view.
+        #expect(r.stdout.contains("next state: awaiting_idp\n  user: alice, device: -, auth_mode: none\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("  last_idp_login: 2026-03-01T09:00:00Z, last_online: -\n"), "\(r.stdout)")
+        #expect(r.lastLine.hasPrefix("  failures: biometric 0, offline_login 0, idp_login 0; read_only: false"))
         let bad = try CLI.run(["explain", "policies/kobil-offline-token.yaml", state, state])
         #expect(bad.status == 2)
     }

@@ -9,6 +9,20 @@ package enum OutcomeRenderer {
         return line
     }
 
+    /// The next state's fields, one per line after `next state:`, with the JSON key names and
+    /// `-` for a field the state does not record, so the times a decision will read are in view.
+    package static func state(_ s: SessionState) -> String {
+        func t(_ v: Timestamp?) -> String { v.map { "\($0)" } ?? "-" }
+        typealias K = SessionState.Field
+        var out = "next state: \(s.state.rawValue)\n"
+        out += "  \(K.user.key): \(s.user ?? "-"), \(K.device.key): \(s.device ?? "-"), \(K.authMode.key): \(s.authMode?.rawValue ?? "-")\n"
+        out += "  \(K.lastIdPLogin.key): \(t(s.lastIdPLogin)), \(K.lastOnline.key): \(t(s.lastOnline))\n"
+        out += "  \(K.lastActivity.key): \(t(s.lastActivity)), \(K.highestTime.key): \(t(s.highestTime))\n"
+        out += "  failures: biometric \(s.failures.biometric), offline_login \(s.failures.offlineLogin), idp_login \(s.failures.idpLogin)"
+        out += "; \(K.readOnly.key): \(s.readOnly), \(K.biometricLocked.key): \(s.biometricLocked)\n"
+        return out
+    }
+
     /// Every guard tried, two lines each, the one that decided marked `->`:
     /// ```
     /// -> #12 more than 90d since the last IdP login: 92d since the last IdP login
