@@ -79,11 +79,35 @@ struct MachinePictureTests {
         #expect(picture.arrows.filter { $0.from != .any }.allSatisfy { !$0.lines.contains("device compromised") }, "\(name)")
     }
 
-    /// Where `t` leads (`active` or `read_only` for the resting state).
+    /// Server signals need no facts: from every state, with a plain and a read-only session, the
+    /// state the evaluator goes to is the one the renderings draw (a `license_revoked:
+    /// read_only` makes an active session read-only: the picture draws an arrow to read_only).
+    @Test("the renderings draw a server signal going where the evaluator goes", arguments: names)
+    func signalsGoWhereDrawn(_ name: String) throws {
+        let policy = try Fixtures.policy(name)
+        let t0 = Timestamp.parse("2026-03-01T09:00:00Z")!
+        for s in MachineState.allCases {
+            for readOnly in [false, s == .readOnly] {
+                let session = SessionState(
+                    state: s, user: s.hasSession ? "alice" : nil, authMode: s.hasSession ? .biometric : nil,
+                    lastIdPLogin: s.hasSession ? t0 : nil, highestTime: t0, readOnly: readOnly)
+                for e in EventKind.allCases where e.isServerSignal {
+                    let outcome = policy.evaluate(session, Event(e, at: t0.adding(.hours(1))))
+                    let t = policy.machine.transitions[outcome.transition]
+                    let drawn = policy.machine.target(t)
+                    #expect(outcome.state.state == drawn, "\(name): \(s) on \(e), #\(t.id)")
+                    #expect(target(t, policy.machine) == policy.machine.target(t))
+                }
+            }
+        }
+    }
+
+    /// Where `t` leads: the resting state is `read_only` from `read_only` or when `t` makes the
+    /// session read-only, as the evaluator decides.
     func target(_ t: Transition, _ machine: StateMachine) -> MachineState {
         switch t.action.target {
         case let .state(s): return s
-        case .resting: return t.from == .readOnly ? .readOnly : .active
+        case .resting: return t.from == .readOnly || t.action.effects.contains(.setReadOnly) ? .readOnly : .active
         case .unchanged: return t.from
         }
     }

@@ -33,15 +33,6 @@ package struct PictureOptions: Sendable, Hashable {
 extension StateMachine {
     /// The levers the transitions name, sorted: what a picture's `lever` focus accepts.
     package var levers: [String] { Set(transitions.flatMap(\.source.levers)).sorted() }
-
-    /// The state a transition leads to (`active` or `read_only` for the resting state).
-    func target(_ t: Transition) -> MachineState {
-        switch t.action.target {
-        case let .state(s): return s
-        case .resting: return t.from == .readOnly ? .readOnly : .active
-        case .unchanged: return t.from
-        }
-    }
 }
 
 /// The summary picture of a machine, what `compile --format dot|mermaid` draws by default: one

@@ -2,13 +2,19 @@ import Foundation
 
 /// Deterministic renderings of a compiled machine: JSON, Graphviz dot and Mermaid.
 extension StateMachine {
-    func targetName(_ t: Transition) -> String {
+    /// The state a transition leads to. The resting state is `read_only` from `read_only` and
+    /// when the transition makes the session read-only (`license_revoked: read_only`), `active`
+    /// otherwise; a read-only session that was suspended rests in `read_only` too, which only
+    /// the session state tells (JSON says `active|read_only`).
+    package func target(_ t: Transition) -> MachineState {
         switch t.action.target {
-        case let .state(s): return s.rawValue
-        case .resting: return t.from == .readOnly ? MachineState.readOnly.rawValue : MachineState.active.rawValue
-        case .unchanged: return t.from.rawValue
+        case let .state(s): return s
+        case .resting: return t.from == .readOnly || t.action.effects.contains(.setReadOnly) ? .readOnly : .active
+        case .unchanged: return t.from
         }
     }
+
+    func targetName(_ t: Transition) -> String { target(t).rawValue }
 
     func edgeLabel(_ t: Transition) -> String {
         let decision = t.action.decision?.rawValue ?? "no decision"
