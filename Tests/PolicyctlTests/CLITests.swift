@@ -603,6 +603,12 @@ struct CompilePictureCLITests {
             #expect(!edges.isEmpty)
             // The state's own transitions start at it; `any state` only leads to it.
             #expect(edges.allSatisfy { $0.from == state || $0.to == state }, "\(policy) \(state)")
+            // Every arrow from another state to it in the whole picture is kept.
+            let whole = Self.dotEdges(try CLI.run(["compile", policy, "--format", "dot"]).stdout)
+            func into(_ es: [(from: String, to: String, label: String)]) -> Set<String> {
+                Set(es.filter { $0.to == state && $0.from != state && $0.from != "any state" }.map { "\($0.from)->\($0.to)" })
+            }
+            #expect(into(edges) == into(whole), "\(policy) \(state)")
             let full = try CLI.run(["compile", policy, "--format", "mermaid", "--full", "--state", state])
             for line in Self.mermaidEdges(full.stdout) where !line.hasPrefix("  [*]") {
                 #expect(line.hasPrefix("  \(state) --> ") || line.contains(" --> \(state): "), "\(line)")
