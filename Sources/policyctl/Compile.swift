@@ -9,6 +9,13 @@ struct Compile: ParsableCommand {
         discussion: """
             Formats: text (a table of states, events and guards in the order they are tried), \
             json, dot (Graphviz) and mermaid. The output is deterministic.
+            dot and mermaid draw a summary: one arrow per pair of states and decision, labelled \
+            with the decision and the events (with the guards that pick it); the events that stay \
+            in a state are written in it; the checks and answers alike in every state they apply \
+            in (device compromised, another device or user, clock set back, an unexpected event, \
+            a missing fact, server signals, logout) once, from `any state`. --full draws every \
+            transition instead. --state, --event and --lever draw only part of the machine (together, \
+            what all of them keep).
             Exit codes: 0 compiled; 2 invalid policy; 64 usage error.
             """)
 
@@ -22,6 +29,50 @@ struct Compile: ParsableCommand {
     @Option(help: "Output format: text, json, dot or mermaid.")
     var format: Format = .text
 
+    @Option(help: ArgumentHelp("Draw only the transitions from or to this state (dot, mermaid).", valueName: "state"))
+    var state: String?
+
+    @Option(help: ArgumentHelp("Draw only the transitions on this event (dot, mermaid).", valueName: "event"))
+    var event: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Draw only the transitions that name this lever, a policy key such as offline.window (dot, mermaid).",
+            valueName: "lever"))
+    var lever: String?
+
+    @Flag(help: "Draw every transition as its own edge, not the summary (dot, mermaid).")
+    var full = false
+
+    func validate() throws {
+        if format == .text || format == .json {
+            let given = [("--state", state != nil), ("--event", event != nil), ("--lever", lever != nil), ("--full", full)]
+            if let (name, _) = given.first(where: \.1) {
+                throw ValidationError("`\(name)` applies to `--format dot` and `--format mermaid`, not `--format \(format.rawValue)`")
+            }
+        }
+        if let state, MachineState(rawValue: state) == nil {
+            throw ValidationError(Self.unknown("state", state, among: MachineState.allCases.map(\.rawValue)))
+        }
+        if let event, EventKind(rawValue: event) == nil {
+            throw ValidationError(Self.unknown("event", event, among: EventKind.allCases.map(\.rawValue)))
+        }
+        // The levers are the policy's: a policy that does not load is reported by `run`, exit 2.
+        if let lever, case let .success(loaded) = PolicyFile.load(policy), !loaded.compiled.machine.levers.contains(lever) {
+            let machine = loaded.compiled.machine
+            throw ValidationError(Self.unknown("lever", lever, among: machine.levers, in: machine.name))
+        }
+    }
+
+    /// "unknown state `x` (did you mean `y`?); the states are a, b", or for a lever "policy `p`
+    /// has no lever `x` ...; its levers are ...": a focus that names nothing.
+    static func unknown(_ what: String, _ value: String, among valid: [String], in policy: String? = nil) -> String {
+        let hint = Suggestion.closest(to: value, in: valid).map { " (did you mean `\($0)`?)" } ?? ""
+        let list = valid.joined(separator: ", ")
+        if let policy { return "policy `\(policy)` has no \(what) `\(value)`\(hint); its \(what)s are \(list)" }
+        return "unknown \(what) `\(value)`\(hint); the \(what)s are \(list)"
+    }
+
     func run() throws {
         switch PolicyFile.load(policy) {
         case let .failure(e):
@@ -30,12 +81,15 @@ struct Compile: ParsableCommand {
             throw Exit.invalidInput
         case let .success(loaded):
             emit(loaded.warnings, sources: [policy: loaded.text], json: false)
-            let c = loaded.compiled
+            let machine = loaded.compiled.machine
+            let picture = PictureOptions(
+                state: state.flatMap(MachineState.init(rawValue:)), event: event.flatMap(EventKind.init(rawValue:)), lever: lever,
+                full: full)
             switch format {
-            case .text: print(c.machine.renderText(), terminator: "")
-            case .json: print(c.machine.renderJSON(), terminator: "")
-            case .dot: print(c.machine.renderDot(), terminator: "")
-            case .mermaid: print(c.machine.renderMermaid(), terminator: "")
+            case .text: print(machine.renderText(), terminator: "")
+            case .json: print(machine.renderJSON(), terminator: "")
+            case .dot: print(machine.renderDot(picture), terminator: "")
+            case .mermaid: print(machine.renderMermaid(picture), terminator: "")
             }
         }
     }

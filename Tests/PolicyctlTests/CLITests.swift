@@ -600,3 +600,171 @@ struct CheckCoverageCLITests {
         #expect(human.lastLine == "1 passed, 1 failed")
     }
 }
+
+/// `compile --format dot|mermaid`: the summary by default, `--full`, the focus options and their
+/// usage errors, through the binary.
+@Suite("policyctl compile pictures")
+struct CompilePictureCLITests {
+    static let policies = Fixtures.files(in: "policies")
+
+    /// The edges of a dot picture, as (from, to, label), `->` lines in order.
+    static func dotEdges(_ dot: String) -> [(from: String, to: String, label: String)] {
+        dot.split(separator: "\n").compactMap { line in
+            guard let m = line.firstMatch(of: /^  "([^"]+)" -> "([^"]+)" \[label="((?:[^"\\]|\\.)*)"/) else { return nil }
+            return (String(m.1), String(m.2), String(m.3))
+        }
+    }
+
+    /// The edges of a Mermaid picture: `-->` lines, the start marker included.
+    static func mermaidEdges(_ mermaid: String) -> [Substring] {
+        mermaid.split(separator: "\n").filter { $0.contains(" --> ") }
+    }
+
+    /// The number of transitions of a policy, from `compile --format json`.
+    static func transitionCount(_ policy: String) throws -> Int {
+        let r = try CLI.run(["compile", policy, "--format", "json"])
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        return try #require(object?["transitions"] as? [Any]).count
+    }
+
+    @Test("the default picture of every shipped policy is small: at most 24 edges, 8,000 characters of Mermaid", arguments: policies)
+    func small(_ policy: String) throws {
+        let dot = try CLI.run(["compile", policy, "--format", "dot"])
+        #expect(dot.status == 0)
+        let edges = Self.dotEdges(dot.stdout)
+        #expect(!edges.isEmpty && edges.count <= 24, "\(policy): \(edges.count) edges")
+        #expect(edges.contains { $0.from == "any state" && $0.to == "signed_out" && $0.label.contains("device compromised") })
+        #expect(edges.allSatisfy { $0.from != $0.to }, "loops are written in their state")
+        let mermaid = try CLI.run(["compile", policy, "--format", "mermaid"])
+        #expect(mermaid.status == 0)
+        #expect(Self.mermaidEdges(mermaid.stdout).count <= 24, "\(policy)")
+        #expect(mermaid.stdout.utf8.count <= 8_000, "\(policy): \(mermaid.stdout.utf8.count) characters")
+        // Mermaid reads `:` after the label's start, `;` and `#` as syntax.
+        for line in Self.mermaidEdges(mermaid.stdout) {
+            let label = line.split(separator: ": ", maxSplits: 1).dropFirst().first ?? ""
+            #expect(!label.contains(":") && !label.contains(";") && !label.contains("#"), "\(line)")
+        }
+    }
+
+    @Test("--full draws every transition as its own edge, with its id", arguments: policies)
+    func full(_ policy: String) throws {
+        let count = try Self.transitionCount(policy)
+        let dot = try CLI.run(["compile", policy, "--format", "dot", "--full"])
+        #expect(dot.status == 0)
+        let labels = Self.dotEdges(dot.stdout).map(\.label)
+        #expect(labels.count == count)
+        #expect(labels.enumerated().allSatisfy { $0.element.hasPrefix("#\($0.offset) ") })
+        let mermaid = try CLI.run(["compile", policy, "--format", "mermaid", "--full"])
+        #expect(mermaid.status == 0)
+        #expect(Self.mermaidEdges(mermaid.stdout).count == count + 1, "one per transition and the start")
+    }
+
+    @Test(
+        "--state draws only the transitions from or to the state",
+        arguments: ["signed_out", "active", "suspended", "awaiting_biometric", "awaiting_idp", "read_only"])
+    func state(_ state: String) throws {
+        for policy in ["policies/kobil-offline-token.yaml", "policies/i360-marketsharp.yaml"] {
+            let r = try CLI.run(["compile", policy, "--format", "dot", "--state", state])
+            #expect(r.status == 0, "\(r.stderr)")
+            let edges = Self.dotEdges(r.stdout)
+            #expect(!edges.isEmpty)
+            // The state's own transitions start at it; `any state` only leads to it.
+            #expect(edges.allSatisfy { $0.from == state || $0.to == state }, "\(policy) \(state)")
+            // Every arrow from another state to it in the whole picture is kept.
+            let whole = Self.dotEdges(try CLI.run(["compile", policy, "--format", "dot"]).stdout)
+            func into(_ es: [(from: String, to: String, label: String)]) -> Set<String> {
+                Set(es.filter { $0.to == state && $0.from != state && $0.from != "any state" }.map { "\($0.from)->\($0.to)" })
+            }
+            #expect(into(edges) == into(whole), "\(policy) \(state)")
+            let full = try CLI.run(["compile", policy, "--format", "mermaid", "--full", "--state", state])
+            for line in Self.mermaidEdges(full.stdout) where !line.hasPrefix("  [*]") {
+                #expect(line.hasPrefix("  \(state) --> ") || line.contains(" --> \(state): "), "\(line)")
+            }
+        }
+    }
+
+    @Test("--event and --lever draw only their transitions; together they narrow")
+    func eventAndLever() throws {
+        let policy = "policies/kobil-offline-token.yaml"
+        let event = try CLI.run(["compile", policy, "--format", "dot", "--full", "--event", "logout"])
+        #expect(event.status == 0)
+        let logouts = Self.dotEdges(event.stdout)
+        #expect(logouts.count == 6 * 2 + 5 * 1 + 6 * 1, "compromised, unsynced and otherwise everywhere, binding with a session")
+        #expect(logouts.allSatisfy { $0.label.contains(" logout [") })
+        let lever = try CLI.run(["compile", policy, "--format", "mermaid", "--lever", "session.max"])
+        #expect(lever.status == 0)
+        let lines = Self.mermaidEdges(lever.stdout)
+        #expect(lines.count == 4, "from the four states with a session to resume")
+        #expect(lines.allSatisfy { $0.contains(" --> awaiting_idp: idp_login<br>") && $0.contains("[since idp login > 90d]") })
+        let both = try CLI.run([
+            "compile", policy, "--format", "dot", "--full", "--lever", "session.max", "--event", "resume", "--state", "active",
+        ])
+        #expect(Self.dotEdges(both.stdout).map(\.label) == ["#49 resume [since idp login > 90d] / idp_login (session_max_exceeded)"])
+    }
+
+    /// (policy, arguments, golden file under Tests/Fixtures/golden/compile/focus).
+    static let focusGoldens: [(String, [String], String)] = [
+        ("kobil-offline-token", ["--format", "dot", "--state", "awaiting_biometric"], "kobil-offline-token.state-awaiting_biometric.dot"),
+        ("kobil-offline-token", ["--format", "mermaid", "--event", "logout"], "kobil-offline-token.event-logout.mmd"),
+        ("i360-marketsharp", ["--format", "mermaid", "--lever", "rules.user-without-license"], "i360-marketsharp.lever-rule.mmd"),
+        ("spendiq", ["--format", "dot", "--full", "--lever", "offline.window"], "spendiq.full-lever-offline.window.dot"),
+    ]
+
+    @Test("focused pictures match their golden files", arguments: focusGoldens)
+    func focusGolden(_ name: String, _ args: [String], _ golden: String) throws {
+        let r = try CLI.run(["compile", "policies/\(name).yaml"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        if let diff = Golden.check(r.stdout, against: "Tests/Fixtures/golden/compile/focus/\(golden)") {
+            Issue.record(Comment(rawValue: diff))
+        }
+    }
+
+    @Test(
+        "a focus with another format, or one that names nothing, is a usage error that says what is valid",
+        arguments: [
+            (["--format", "text", "--state", "active"], "`--state` applies to `--format dot` and `--format mermaid`, not `--format text`"),
+            (["--event", "launch"], "`--event` applies to `--format dot` and `--format mermaid`, not `--format text`"),
+            (["--format", "json", "--full"], "`--full` applies to `--format dot` and `--format mermaid`, not `--format json`"),
+            (["--format", "json", "--lever", "session.max"], "`--lever` applies to"),
+            (
+                ["--format", "dot", "--state", "actve"],
+                "unknown state `actve` (did you mean `active`?); the states are signed_out, active, suspended, awaiting_biometric, awaiting_idp, read_only"
+            ),
+            (["--format", "mermaid", "--state", "locked"], "unknown state `locked`; the states are signed_out, active,"),
+            (
+                ["--format", "mermaid", "--event", "lunch"],
+                "unknown event `lunch` (did you mean `launch`?); the events are launch, resume, background,"
+            ),
+            (
+                ["--format", "dot", "--lever", "offline.window"],
+                "policy `kobil-offline-token` has no lever `offline.window`; its levers are auth_modes.offline, built-in,"
+            ),
+            (
+                ["--format", "dot", "--lever", "session.mx"],
+                "policy `kobil-offline-token` has no lever `session.mx` (did you mean `session.max`?)"
+            ),
+        ])
+    func usageErrors(_ args: [String], _ message: String) throws {
+        let r = try CLI.run(["compile", "policies/kobil-offline-token.yaml"] + args)
+        #expect(r.status == 64, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("Error: \(message)"), "\(r.stderr)")
+        #expect(r.stderr.contains("Usage: policyctl compile"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test("a policy that does not load is invalid input, also with --lever")
+    func missingPolicy() throws {
+        let r = try CLI.run(["compile", "policies/nope.yaml", "--format", "dot", "--lever", "session.max"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error[file-not-found]"))
+    }
+
+    @Test("--help explains the summary and the focus options")
+    func help() throws {
+        let r = try CLI.run(["compile", "--help"])
+        #expect(r.status == 0)
+        for text in ["--state <state>", "--event <event>", "--lever <lever>", "--full", "any state"] {
+            #expect(r.stdout.contains(text), "\(text)")
+        }
+    }
+}

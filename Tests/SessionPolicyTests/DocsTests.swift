@@ -13,6 +13,54 @@ struct DocsTests {
         readme.components(separatedBy: "```\(language)\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
     }
 
+    /// The README shows docs/images/kobil-offline-token.svg, drawn by Graphviz from `compile
+    /// --format dot`. Without Graphviz here, the test compares what the picture says: each node's
+    /// and each edge's text in the SVG against the dot the policy compiles to now.
+    @Test("the README's picture shows what `compile --format dot` draws for its policy")
+    func picture() throws {
+        let command = "policyctl compile policies/kobil-offline-token.yaml --format dot | dot -Tsvg > docs/images/kobil-offline-token.svg"
+        #expect(Self.readme.contains(command))
+        #expect(Self.readme.contains("](docs/images/kobil-offline-token.svg)"))
+        let svg = Fixtures.text("docs/images/kobil-offline-token.svg")
+        let dot = try Fixtures.policy("kobil-offline-token").machine.renderDot()
+        let drawn = Self.svgItems(svg)
+        #expect(drawn.count > 10)
+        #expect(drawn == Self.dotItems(dot), "the picture is out of date; re-draw it with `\(command)`")
+    }
+
+    /// Each node and edge of Graphviz SVG as "title: text | text", sorted; the legend left out.
+    static func svgItems(_ svg: String) -> [String] {
+        func unescape(_ s: Substring) -> String {
+            s.replacingOccurrences(of: "&#45;", with: "-").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&quot;", with: "\"")
+                .replacingOccurrences(of: "&amp;", with: "&")
+        }
+        return svg.components(separatedBy: "<g id=\"").dropFirst().compactMap { group -> String? in
+            guard group.contains("class=\"node\"") || group.contains("class=\"edge\""),
+                let title = group.firstMatch(of: /<title>(.*?)<\/title>/).map({ unescape($0.1) }), title != "legend"
+            else { return nil }
+            let texts = group.matches(of: /<text[^>]*>(.*?)<\/text>/).map { unescape($0.1) }
+            return title + ": " + texts.joined(separator: " | ")
+        }.sorted()
+    }
+
+    /// The same from the dot source: a node's name and the lines written in it, an edge's label lines.
+    static func dotItems(_ dot: String) -> [String] {
+        func unescape(_ s: Substring) -> String {
+            s.replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&lt;", with: "<")
+                .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "\\\"", with: "\"")
+        }
+        return dot.split(separator: "\n").compactMap { line -> String? in
+            if let edge = line.firstMatch(of: /^  "([^"]+)" -> "([^"]+)" \[label="((?:[^"\\]|\\.)*)"/) {
+                let texts = edge.3.split(separator: "\\l").map(unescape)
+                return "\(edge.1)->\(edge.2): " + texts.joined(separator: " | ")
+            }
+            guard let node = line.firstMatch(of: /^  "([^"]+)"( \[.*\])?;$/) else { return nil }
+            let texts = node.2.map { $0.matches(of: /<(?:td|font)[^>]*>([^<]+)<\/(?:td|font)>/).map { unescape($0.1) } } ?? []
+            return "\(node.1): " + (texts.isEmpty ? String(node.1) : texts.joined(separator: " | "))
+        }.sorted()
+    }
+
     @Test("the reference policy in the README compiles without warnings")
     func referencePolicy() throws {
         let yaml = try #require(Self.blocks("yaml").first)

@@ -2,39 +2,69 @@ import Foundation
 
 /// Deterministic renderings of a compiled machine: JSON, Graphviz dot and Mermaid.
 extension StateMachine {
-    func targetName(_ t: Transition) -> String {
+    /// The state a transition leads to. The resting state is `read_only` from `read_only` and
+    /// when the transition makes the session read-only (`license_revoked: read_only`), `active`
+    /// otherwise; a read-only session that was suspended rests in `read_only` too, which only
+    /// the session state tells (JSON says `active|read_only`).
+    package func target(_ t: Transition) -> MachineState {
         switch t.action.target {
-        case let .state(s): return s.rawValue
-        case .resting: return t.from == .readOnly ? MachineState.readOnly.rawValue : MachineState.active.rawValue
-        case .unchanged: return t.from.rawValue
+        case let .state(s): return s
+        case .resting: return t.from == .readOnly || t.action.effects.contains(.setReadOnly) ? .readOnly : .active
+        case .unchanged: return t.from
         }
     }
+
+    func targetName(_ t: Transition) -> String { target(t).rawValue }
 
     func edgeLabel(_ t: Transition) -> String {
         let decision = t.action.decision?.rawValue ?? "no decision"
         return "#\(t.id) \(t.event.rawValue) [\(label(t.guard))] / \(decision) (\(t.action.reason.rawValue))"
     }
 
-    /// Graphviz dot: one node per state, one edge per transition, in id order.
-    package func renderDot() -> String {
+    /// Graphviz dot. By default the summary (`MachinePicture`), with edges coloured by decision
+    /// and a legend; with `options.full`, one edge per transition in id order. Either keeps only
+    /// what `options` focuses on.
+    package func renderDot(_ options: PictureOptions = .init()) -> String {
+        options.full ? renderFullDot(options) : MachinePicture(self, options: options).renderDot(name: name)
+    }
+
+    /// Mermaid `stateDiagram-v2`. By default the summary (`MachinePicture`), each label led by
+    /// its decision; with `options.full`, one line per transition in id order. Either keeps only
+    /// what `options` focuses on.
+    package func renderMermaid(_ options: PictureOptions = .init()) -> String {
+        options.full ? renderFullMermaid(options) : MachinePicture(self, options: options).renderMermaid(name: name)
+    }
+
+    /// One node per state (with a focus, those its edges touch), one edge per transition.
+    func renderFullDot(_ options: PictureOptions) -> String {
+        let kept = transitions.filter { options.keeps($0, in: self) }
         var out = "digraph \"\(name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
-        for s in MachineState.allCases { out += "  \"\(s.rawValue)\";\n" }
-        for t in transitions {
+        for s in states(drawnFor: kept, options) { out += "  \"\(s.rawValue)\";\n" }
+        for t in kept {
             let label = edgeLabel(t).replacingOccurrences(of: "\"", with: "\\\"")
             out += "  \"\(t.from.rawValue)\" -> \"\(targetName(t))\" [label=\"\(label)\"];\n"
         }
         return out + "}\n"
     }
 
-    /// Mermaid `stateDiagram-v2`, one line per transition, in id order.
-    package func renderMermaid() -> String {
+    /// One line per transition; with a focus, those it keeps.
+    func renderFullMermaid(_ options: PictureOptions) -> String {
+        let kept = transitions.filter { options.keeps($0, in: self) }
         var out = "---\ntitle: \(name)\n---\nstateDiagram-v2\n"
-        out += "  [*] --> \(MachineState.signedOut.rawValue)\n"
-        for t in transitions {
+        if states(drawnFor: kept, options).contains(.signedOut) { out += "  [*] --> \(MachineState.signedOut.rawValue)\n" }
+        for t in kept {
             let label = edgeLabel(t).replacingOccurrences(of: ":", with: " ").replacingOccurrences(of: "#", with: "no. ")
             out += "  \(t.from.rawValue) --> \(targetName(t)): \(label)\n"
         }
         return out
+    }
+
+    /// Every state, or with a focus the states `kept` touches and the focused one.
+    func states(drawnFor kept: [Transition], _ options: PictureOptions) -> [MachineState] {
+        guard options.isFocused else { return MachineState.allCases }
+        var touched = Set(kept.flatMap { [$0.from, target($0)] })
+        if let s = options.state { touched.insert(s) }
+        return MachineState.allCases.filter(touched.contains)
     }
 
     /// A stable JSON description of the machine.
