@@ -58,21 +58,26 @@ struct Lint: ParsableCommand {
             throw Exit.invalidInput
         }
         var warnings: [Diagnostic] = []
+        var notes: [Diagnostic] = []
         var allowed = 0
         for l in loaded {
             let findings = PolicyLinter.findings(for: l.compiled.validated)
             warnings += l.warnings + findings.warnings
+            notes += PolicyLinter.notes(for: l.compiled.validated)
             allowed += findings.allowed.count
         }
         warnings = warnings.sortedForOutput()
         if format == .json {
-            print(DiagnosticRenderer.json(warnings))
+            print(DiagnosticRenderer.json(warnings + notes))
         } else {
             let renderer = DiagnosticRenderer(sources: sources)
-            for d in warnings { print(renderer.render(d) + "\n") }
+            for d in (warnings + notes).sortedForOutput() { print(renderer.render(d) + "\n") }
             let count = warnings.isEmpty ? "no warnings" : "\(warnings.count) warning" + (warnings.count == 1 ? "" : "s")
             let files = "\(loaded.count) polic" + (loaded.count == 1 ? "y" : "ies")
-            print("\(count) in \(files)" + (allowed > 0 ? " (\(allowed) allowed by `lint.allow`)" : ""))
+            var extras: [String] = []
+            if allowed > 0 { extras.append("\(allowed) allowed by `lint.allow`") }
+            if !notes.isEmpty { extras.append("\(notes.count) note" + (notes.count == 1 ? "" : "s")) }
+            print("\(count) in \(files)" + (extras.isEmpty ? "" : " (\(extras.joined(separator: ", ")))"))
         }
         if strict, !warnings.isEmpty { throw Exit.failures }
     }

@@ -351,7 +351,7 @@ struct CLITests {
         let r = try CLI.run(["lint", policy])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.isEmpty)
-        #expect(r.lastLine.wholeMatch(of: /\d+ warnings? in 1 policy/) != nil, "last line: \(r.lastLine)")
+        #expect(r.lastLine.wholeMatch(of: /\d+ warnings? in 1 policy( \(\d+ notes?\))?/) != nil, "last line: \(r.lastLine)")
         if let diff = Golden.check(r.stdout, against: String(policy.dropLast(".yaml".count)) + ".expected") {
             Issue.record(Comment(rawValue: diff))
         }
@@ -377,12 +377,26 @@ struct CLITests {
     func lintShipped() throws {
         let r = try CLI.run(["lint", "--strict", "policies"])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
-        #expect(r.stdout.hasPrefix("no warnings in \(Self.policies.count) policies ("))
-        #expect(r.stdout.hasSuffix(" allowed by `lint.allow`)\n"))
+        #expect(r.lastLine.hasPrefix("no warnings in \(Self.policies.count) policies ("), "\(r.lastLine)")
+        #expect(r.lastLine.hasSuffix(" allowed by `lint.allow`, 3 notes)"), "\(r.lastLine)")
         let json = try CLI.run(["lint", "policies", "--format", "json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-        #expect((object?["diagnostics"] as? [Any])?.isEmpty == true)
+        let diagnostics = object?["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.count == 3 && diagnostics.allSatisfy { $0["severity"] as? String == "note" }, "only notes: \(diagnostics)")
+    }
+
+    @Test("lint notes each rule that reads an attribute, with the events that must carry it, without failing --strict")
+    func attributeNotes() throws {
+        let r = try CLI.run(["lint", "--strict", "policies/i360-marketsharp.yaml"])
+        #expect(r.status == 0, "notes never fail --strict: \(r.stdout)")
+        #expect(
+            r.stdout.contains(
+                "policies/i360-marketsharp.yaml:58:11: note[attribute-required]: rule `revoked-license-signs-out` reads attribute `license`: `idp_login_succeeded`, `token_refreshed` must carry it"
+            ), "\(r.stdout)")
+        #expect(r.lastLine.hasSuffix("3 notes)"), "\(r.lastLine)")
+        let none = try CLI.run(["lint", "policies/spendiq.yaml"])
+        #expect(!none.stdout.contains("note["))
     }
 
     @Test("lint exits 2 on a policy that does not load, or when it finds no policies")

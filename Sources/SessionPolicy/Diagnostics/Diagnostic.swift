@@ -97,6 +97,8 @@ extension DiagnosticCode {
     public static let implicitKeyProtection = DiagnosticCode("implicit-key-protection")
     public static let ruleNeverFires = DiagnosticCode("rule-never-fires")
     public static let unusedLintAllow = DiagnosticCode("unused-lint-allow")
+    /// A note (`policyctl lint`): a rule reads an attribute, so the events it applies to must carry it.
+    public static let attributeRequired = DiagnosticCode("attribute-required")
 }
 
 /// One problem found in user input: a code, a severity, a message, where, and how to fix it.

@@ -98,6 +98,49 @@ package enum PolicyLinter {
         return Findings(warnings: warnings.sortedForOutput(), allowed: all.filter { allow.contains($0.code) }.sortedForOutput())
     }
 
+    /// Notes for the app team, never warnings (`lint --strict` ignores them): each rule that
+    /// reads a declared attribute makes the events it applies to depend on that attribute, and
+    /// an event without it goes to the IdP (`rule_fact_missing`, fail closed by design).
+    package static func notes(for validated: ValidatedPolicy) -> [Diagnostic] {
+        let p = validated.policy
+        var out: [Diagnostic] = []
+        for (i, rule) in p.rules.enumerated() {
+            let names = attributes(read: validated.conditions[i])
+            guard !names.isEmpty else { continue }
+            let listed = names.map { "`\($0)`" }.joined(separator: ", ")
+            let events = rule.on.isEmpty ? "every event" : rule.on.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+            out.append(
+                Diagnostic(
+                    .note, .attributeRequired,
+                    "rule `\(rule.name)` reads \(names.count == 1 ? "attribute" : "attributes") \(listed): \(events) must carry \(names.count == 1 ? "it" : "them")",
+                    at: p.sources["rules[\(i)].when"] ?? p.sources["rules[\(i)]"] ?? p.top,
+                    notes: [
+                        "an event without \(names.count == 1 ? "it" : "one of them") goes to the IdP (`rule_fact_missing`): the rule fails closed"
+                    ],
+                    help:
+                        "have the app or the server report `attributes: { \(names[0]): ... }` on \(rule.on.isEmpty ? "every event" : "those events")"
+                ))
+        }
+        return out.sortedForOutput()
+    }
+
+    /// The declared attributes `condition` reads, sorted.
+    static func attributes(read condition: Condition) -> [String] {
+        var names: Set<String> = []
+        func walk(_ c: Condition) {
+            switch c {
+            case let .oneOf(f, _, _), let .number(f, _, _), let .version(f, _, _):
+                if case let .attribute(n) = f { names.insert(n) }
+            case let .and(a, b), let .or(a, b):
+                walk(a)
+                walk(b)
+            case let .not(a): walk(a)
+            }
+        }
+        walk(condition)
+        return names.sorted()
+    }
+
     // MARK: The lints
 
     static func noSessionMax(_ p: Policy) -> [Diagnostic] {
