@@ -171,6 +171,7 @@ let benchmarks: @Sendable () -> Void = {
     let loopState = SessionState(
         state: .suspended, user: "alice", device: "phone-1", authMode: .unprotected,
         lastIdPLogin: now, lastOnline: now, lastActivity: now, highestTime: now)
+    handWrittenLoopBenchmark()
     Benchmark("evaluate-loop-overhead", configuration: .init(scalingFactor: .kilo)) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(identity(loopState))

@@ -28,6 +28,8 @@ package struct StateMachine: Sendable {
     let table: [Range<Int>]
     /// `transitions[i].guard`, kept apart so the hot path reads guards without copying transitions.
     let guards: [Guard]
+    /// `transitions[i].action`, kept apart likewise: the hot path reads the matching action's fields in place.
+    let actions: [Action]
 
     static let eventCount = EventKind.allCases.count
 
@@ -60,6 +62,7 @@ package struct StateMachine: Sendable {
         }
         self.transitions = list
         self.guards = list.map(\.guard)
+        self.actions = list.map(\.action)
         self.table = table
     }
 

@@ -23,7 +23,7 @@ extension StateMachine {
     ///
     /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
     /// yields `idp_login` with reason `invalid_event`, never `allow`.
-    package func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
+    @inline(__always) package func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
         evaluate(state, event, trace: nil)
     }
 
@@ -39,7 +39,10 @@ extension StateMachine {
         transitions.indices.contains(outcome.transition) ? transitions[outcome.transition] : nil
     }
 
-    private func evaluate(_ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?) -> Outcome {
+    /// Inlined into `evaluate` and `explain`, so the hot path carries no trace.
+    @inline(__always) private func evaluate(
+        _ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?
+    ) -> Outcome {
         if let problem = Self.missingFact(event) ?? attributeProblem(event) {
             var next = state
             if state.state.hasSession { next.state = .awaitingIdP }
@@ -56,17 +59,22 @@ extension StateMachine {
         // Read only the guards while searching; the matching transition is read once.
         let highest = Self.highestSeen(state)
         let now = highest.map { max($0, event.time.millisecondsSinceEpoch) } ?? event.time.millisecondsSinceEpoch
-        for i in range(from: state.state, on: event.kind) {
-            let holds = self.holds(guards[i], state, event, now: now, highest: highest)
-            if let tr = trace {
-                let t = transitions[i]
-                tr.pointee.append(
-                    TraceStep(
-                        transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
-                        matched: holds, levers: t.source.levers, location: t.source.location))
+        // The guards through a buffer: no retain of the array and no bounds check per guard.
+        let matched = guards.withUnsafeBufferPointer { g -> Int in
+            for i in range(from: state.state, on: event.kind) {
+                let holds = self.holds(g[i], state, event, now: now, highest: highest)
+                if let tr = trace {
+                    let t = transitions[i]
+                    tr.pointee.append(
+                        TraceStep(
+                            transition: t.id, check: describe(t.guard), facts: facts(t.guard, state, event),
+                            matched: holds, levers: t.source.levers, location: t.source.location))
+                }
+                if holds { return i }
             }
-            if holds { return apply(i, transitions[i].action, state, event, now: now, highest: highest) }
+            return -1
         }
+        if matched >= 0 { return apply(matched, state, event, now: now, highest: highest) }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
         return Outcome(
             decision: .idpLogin, reason: .unexpectedEvent, message: Reason.unexpectedEvent.message, notices: [],
@@ -195,11 +203,12 @@ extension StateMachine {
         return c
     }
 
+    /// Applies transition `id`'s action, reading its fields in place (`actions[id]`), never a copy.
     @inline(__always) func apply(
-        _ id: Int, _ a: Action, _ state: SessionState, _ e: Event, now: Int64, highest: Int64?
+        _ id: Int, _ state: SessionState, _ e: Event, now: Int64, highest: Int64?
     ) -> Outcome {
         var s = state
-        let fx = a.effects
+        let fx = actions[id].effects
         if let h = highest, h > e.time.millisecondsSinceEpoch {
             s.highestTime = Timestamp(millisecondsSinceEpoch: h)
         } else {
@@ -233,19 +242,19 @@ extension StateMachine {
         if fx.contains(.resetBiometricFailures) { s.failures.biometric = 0 }
         if fx.contains(.lockBiometric) { s.biometricLocked = true }
         if fx.contains(.setReadOnly) { s.readOnly = true }
-        switch a.target {
+        switch actions[id].target {
         case let .state(next): s.state = next
         case .resting: s.state = s.readOnly ? .readOnly : .active
         case .unchanged: break
         }
-        var notices = a.notices
-        if e.network == .offline, a.decision == .idpLogin || a.decision == .wipe { notices.insert(.networkRequired) }
+        var notices = actions[id].notices
+        if e.network == .offline, actions[id].decision == .idpLogin || actions[id].decision == .wipe { notices.insert(.networkRequired) }
         if s.readOnly { notices.insert(.readOnly) }
-        let scope = a.namesScope ? scopes.scope(for: s.authMode, keystore: e.device.keystore) : nil
-        let mode = a.usesPreviousAuthMode && a.decision == .idpLogin ? state.authMode : nil
+        let scope = actions[id].namesScope ? scopes.scope(for: s.authMode, keystore: e.device.keystore) : nil
+        let mode = actions[id].usesPreviousAuthMode && actions[id].decision == .idpLogin ? state.authMode : nil
         return Outcome(
-            decision: a.decision, reason: a.reason, message: a.message, notices: notices, scope: scope,
-            authMode: mode, noticeDelay: a.noticeDelay, state: s, transition: id)
+            decision: actions[id].decision, reason: actions[id].reason, message: actions[id].message, notices: notices, scope: scope,
+            authMode: mode, noticeDelay: actions[id].noticeDelay, state: s, transition: id)
     }
 
     /// `n + 1`, saturating: a tampered counter can never trap.
