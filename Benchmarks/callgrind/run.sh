@@ -2,8 +2,9 @@
 # Instructions per evaluation of the core at a checkout (default: this one), by callgrind:
 # builds the core as a library with `swiftc -O -wmo`, runs a driver's loop at N = 10,000 and
 # 20,000 and prints the difference divided by 10,000.
-# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|codec]
-#   main:  main.swift, one evaluation (the default)
+# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|background|codec]
+#   main:  main.swift, one evaluation (the default): a launch that passes all 20 guards of its chain
+#   background: background.swift, one `background` evaluation: the shortest chain, the fixed cost
 #   codec: codec.swift, one evaluation request read by the fast reader, evaluated, and its
 #          outcome written by the fast writer
 set -euo pipefail

@@ -101,13 +101,15 @@ extension StateMachine {
     /// The highest time the session has seen: the recorded highest time, and never earlier than
     /// any other time the state records (a state without `highest_time` still knows its logins).
     @inline(__always) static func highestSeen(_ s: SessionState) -> Int64? {
-        @inline(__always) func later(_ a: Int64?, _ b: Timestamp?) -> Int64? {
-            guard let b = b?.millisecondsSinceEpoch else { return a }
-            guard let a else { return b }
-            return b > a ? b : a
-        }
-        // Unrolled on purpose: an array literal here would allocate on every evaluation.
-        return later(later(later(s.highestTime?.millisecondsSinceEpoch, s.lastIdPLogin), s.lastOnline), s.lastActivity)
+        // Unrolled on purpose (an array literal here would allocate on every evaluation), and
+        // without optional chaining, which compiles to a branchy unwrap per step.
+        var h = Int64.min
+        var known = false
+        if let t = s.highestTime { h = t.millisecondsSinceEpoch; known = true }
+        if let t = s.lastIdPLogin { h = max(h, t.millisecondsSinceEpoch); known = true }
+        if let t = s.lastOnline { h = max(h, t.millisecondsSinceEpoch); known = true }
+        if let t = s.lastActivity { h = max(h, t.millisecondsSinceEpoch); known = true }
+        return known ? h : nil
     }
 
     /// The time used for elapsed-time checks, in milliseconds: the event's time, but never

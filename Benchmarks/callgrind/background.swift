@@ -1,0 +1,30 @@
+import SessionPolicy
+// A fixed evaluation loop for callgrind (run.sh ROOT background): the KOBIL-like policy of main.swift,
+// an active session, `background`: the shortest chain (the fixed cost of one evaluation), N evaluations.
+var p = Policy(name: "cg")
+p.session.max = .days(90)
+p.offline.window = .days(30)
+p.authModes.offline = [.unprotected, .biometric]
+p.device.singleUser = true
+p.device.bindSession = true
+let compiled = try! CompiledPolicy(p)
+let t0 = Timestamp(secondsSinceEpoch: 1_772_355_600)
+var state = SessionState()
+state.state = .active
+state.user = "alice"
+state.device = "phone-1"
+state.authMode = .unprotected
+state.lastIdPLogin = t0
+state.lastOnline = t0
+state.lastActivity = t0
+state.highestTime = t0
+let event = Event(
+    .background, at: Timestamp(secondsSinceEpoch: 1_772_355_600 + 86_400), network: .offline, user: "alice",
+    device: .init(id: "phone-1", keystore: .hardware, integrity: .ok))
+let n = Int(CommandLine.arguments.dropFirst().first ?? "100000") ?? 100_000
+var allows = 0
+for _ in 0..<n {
+    let o = compiled.evaluate(state, event)
+    if o.state.state == .suspended { allows += 1 }
+}
+print("allows \(allows) of \(n)")
