@@ -95,6 +95,12 @@ struct RuleTests {
         // Undeclared attributes and values outside the declared set are refused.
         #expect(launch(["license": "active", "app_version": "2.1", "tier": "gold"]).reason == .invalidEvent)
         #expect(launch(["license": "expired", "app_version": "2.1"]).reason == .invalidEvent)
+        // A refused event follows the notice rule of every idp_login, and moves no time.
+        let offline = p.evaluate(
+            s, Event(.launch, at: t0.adding(.hours(1)), network: .offline, user: "a", attributes: ["tier": "gold"]))
+        #expect(offline.reason == .invalidEvent && offline.notices == [.networkRequired])
+        #expect(offline.state.highestTime == t0 && offline.state.state == .awaitingIdP)
+        #expect(launch(["tier": "gold"]).notices == [])
         // Signals are not affected by rules.
         let revoked = p.evaluate(s, Event(.accountDeactivated, at: t0.adding(.hours(1)), attributes: ["license": "active"]))
         #expect(revoked.decision == .wipe)

@@ -52,9 +52,13 @@ extension StateMachine {
                         transition: -1, check: "the event has every fact it needs", facts: problem,
                         matched: false, levers: ["built-in"], location: nil))
             }
+            // The notices every `idp_login` gets: the network it needs, and read-only mode.
+            var notices: Notices = []
+            if event.network == .offline { notices.insert(.networkRequired) }
+            if next.readOnly { notices.insert(.readOnly) }
             return Outcome(
                 decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
-                notices: [], scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
+                notices: notices, scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
         }
         // Read only the guards while searching; the matching transition is read once.
         let highest = Self.highestSeen(state)
