@@ -1,6 +1,8 @@
 import SessionPolicy
 // A fixed evaluation loop for callgrind (run.sh): a KOBIL-like policy built in code, one resumable
-// session, the launch chain that ends in `allow` (the longest), N evaluations.
+// session, N evaluations of the launch chain that ends in `allow` (the longest, the default), or
+// with a second argument `background`, of `background` in an active session (the shortest chain:
+// the fixed cost of one evaluation).
 var p = Policy(name: "cg")
 p.session.max = .days(90)
 p.offline.window = .days(30)
@@ -10,7 +12,8 @@ p.device.bindSession = true
 let compiled = try! CompiledPolicy(p)
 let t0 = Timestamp(secondsSinceEpoch: 1_772_355_600)
 var state = SessionState()
-state.state = .suspended
+let background = CommandLine.arguments.dropFirst(2).first == "background"
+state.state = background ? .active : .suspended
 state.user = "alice"
 state.device = "phone-1"
 state.authMode = .unprotected
@@ -19,7 +22,7 @@ state.lastOnline = t0
 state.lastActivity = t0
 state.highestTime = t0
 let event = Event(
-    .launch, at: Timestamp(secondsSinceEpoch: 1_772_355_600 + 86_400), network: .offline, user: "alice",
+    background ? .background : .launch, at: Timestamp(secondsSinceEpoch: 1_772_355_600 + 86_400), network: .offline, user: "alice",
     device: .init(id: "phone-1", keystore: .hardware, integrity: .ok))
 let n = Int(CommandLine.arguments.dropFirst().first ?? "100000") ?? 100_000
 var allows = 0

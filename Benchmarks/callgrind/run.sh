@@ -4,7 +4,7 @@
 # 20,000 and prints the difference divided by 10,000.
 # Usage: Benchmarks/callgrind/run.sh [ROOT] [main|background|codec]
 #   main:  main.swift, one evaluation (the default): a launch that passes all 20 guards of its chain
-#   background: background.swift, one `background` evaluation: the shortest chain, the fixed cost
+#   background: main.swift with `background`, one `background` evaluation: the shortest chain, the fixed cost
 #   codec: codec.swift, one evaluation request read by the fast reader, evaluated, and its
 #          outcome written by the fast writer
 set -euo pipefail
@@ -15,7 +15,9 @@ out=$(mktemp -d)
 swiftc -O -wmo -package-name callgrind -module-name SessionPolicy -parse-as-library \
   -emit-module -emit-module-path "$out/SessionPolicy.swiftmodule" -emit-library -o "$out/libSessionPolicy.so" \
   $(find "$root/Sources/SessionPolicy" -name '*.swift')
-swiftc -O -package-name callgrind "$here/$driver.swift" -I "$out" -L "$out" -lSessionPolicy -Xlinker -rpath -Xlinker "$out" -o "$out/driver"
-count() { valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1" "$out/driver" "$1" 2>&1 | sed -n 's/.*Collected : //p'; }
+source=$driver; mode=""
+if [ "$driver" = background ]; then source=main; mode=background; fi
+swiftc -O -package-name callgrind "$here/$source.swift" -I "$out" -L "$out" -lSessionPolicy -Xlinker -rpath -Xlinker "$out" -o "$out/driver"
+count() { valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1" "$out/driver" "$1" $mode 2>&1 | sed -n 's/.*Collected : //p'; }
 a=$(count 10000); b=$(count 20000)
 echo "instructions per iteration ($driver): $(( (b - a) / 10000 ))"
