@@ -20,20 +20,27 @@ public struct CheckInput: Sendable {
         var input = CheckInput()
         // A folder may hold a policy and its scenario files side by side: each file goes where
         // its content says (a top-level `scenarios:` is a scenario file, `version:` a policy).
+        // Each file is read and parsed once, here.
+        var parsed: [String: SourceFile.Parsed] = [:]
+        func kind(_ path: String) -> FileKind {
+            let p = parsed[path] ?? SourceFile.parse(path)
+            parsed[path] = p
+            return Self.kind(of: try? p.get().node)
+        }
         var policyFiles: [String] = [], scenarioFiles: [String] = []
         for path in policyPaths.flatMap(SourceFile.expand) {
-            if Self.kind(of: path) == .scenarios { scenarioFiles.append(path) } else { policyFiles.append(path) }
+            if kind(path) == .scenarios { scenarioFiles.append(path) } else { policyFiles.append(path) }
         }
         for path in scenarioPaths.flatMap(SourceFile.expand) {
-            if Self.kind(of: path) == .policy { policyFiles.append(path) } else { scenarioFiles.append(path) }
+            if kind(path) == .policy { policyFiles.append(path) } else { scenarioFiles.append(path) }
         }
         var seenScenarioFiles: Set<String> = []
         scenarioFiles = scenarioFiles.filter { seenScenarioFiles.insert(Self.canonical($0)).inserted }
-        for path in policyFiles { input.addPolicy(path) }
+        for path in policyFiles { input.addPolicy(path, parsed: parsed[path]) }
         let single = input.policies.count == 1 ? input.policies.keys.first : nil
         var unknown: [String: Int] = [:], unknownCount: [String: Int] = [:]
         for path in scenarioFiles {
-            switch SourceFile.syntax(path, what: "scenario file", start: ScenarioLoader.start) {
+            switch SourceFile.nonEmpty(parsed[path] ?? SourceFile.parse(path), path, what: "scenario file", start: ScenarioLoader.start) {
             case let .failure(e):
                 input.diagnostics += e.diagnostics
             case let .success((node, text)):
@@ -151,11 +158,8 @@ public struct CheckInput: Sendable {
     /// What a file holds, told by its top-level keys; `unknown` when it does not parse to a mapping.
     enum FileKind { case policy, scenarios, unknown }
 
-    static func kind(of path: String) -> FileKind {
-        guard case let .success(data) = SourceFile.read(path),
-            case let .success(node?) = DocumentFormat.parse(data, file: path),
-            case let .mapping(pairs) = node.kind
-        else { return .unknown }
+    static func kind(of node: SyntaxNode??) -> FileKind {
+        guard case let .mapping(pairs)? = node??.kind else { return .unknown }
         let keys = Set(pairs.compactMap(\.key.scalar))
         if keys.contains("scenarios") && !keys.contains("version") { return .scenarios }
         if keys.contains("version") && !keys.contains("scenarios") { return .policy }
@@ -168,17 +172,19 @@ public struct CheckInput: Sendable {
 
     /// Loads one policy file; returns its name, or nil after recording diagnostics.
     @discardableResult
-    mutating func addPolicy(_ path: String) -> String? {
+    mutating func addPolicy(_ path: String, parsed: SourceFile.Parsed? = nil) -> String? {
         let key = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         if let existing = policies.values.first(where: {
             URL(fileURLWithPath: $0.path).standardizedFileURL.resolvingSymlinksInPath().path == key
         }) {
             return existing.compiled.name
         }
-        switch PolicyFile.load(path) {
+        let parsed = parsed ?? SourceFile.parse(path)
+        switch PolicyFile.load(path, parsed: parsed) {
         case let .failure(e):
             diagnostics += e.diagnostics
-            if let text = SourceFile.quotable(path) { sources[path] = text }
+            // A file that does not parse is quoted from a second, bounded read: only on failure.
+            if let text = (try? parsed.get().text) ?? SourceFile.quotable(path) { sources[path] = text }
             return nil
         case let .success(loaded):
             sources[path] = loaded.text

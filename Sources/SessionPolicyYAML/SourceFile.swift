@@ -16,7 +16,8 @@ package enum SourceFile {
     /// anything else (standard input, a FIFO, `/dev/zero`) is read up to the limit plus one
     /// byte, which the parser then refuses as too large. A FIFO with no writer reads as empty
     /// instead of blocking. Missing files and directories are refused with their own messages.
-    package static func read(_ path: String) -> Result<Data, DiagnosticError> {
+    /// `limit` is `YAMLSyntax.maxBytes` for policies, scenarios and evaluation inputs.
+    package static func read(_ path: String, limit: Int = YAMLSyntax.maxBytes) -> Result<Data, DiagnosticError> {
         let start = SourceLocation(file: path == "-" ? "<stdin>" : path, line: 1, column: 1)
         let fd: Int32
         if path == "-" {
@@ -41,11 +42,11 @@ package enum SourceFile {
             if kind == S_IFDIR {
                 return .failure(DiagnosticError([.error(.fileNotFound, "`\(path)` is a directory, not a file", at: nil)]))
             }
-            if kind == S_IFREG, Int64(info.st_size) > Int64(YAMLSyntax.maxBytes) {
+            if kind == S_IFREG, Int64(info.st_size) > Int64(limit) {
                 return .failure(
                     DiagnosticError([
                         .error(
-                            .inputTooLarge, "file is \(info.st_size) bytes, more than the limit of \(YAMLSyntax.maxBytes) bytes",
+                            .inputTooLarge, "file is \(info.st_size) bytes, more than the limit of \(limit) bytes",
                             at: start, help: "policy and scenario files are small; check that this is the right file")
                     ]))
             }
@@ -54,7 +55,7 @@ package enum SourceFile {
             // Opened without blocking (a FIFO with no writer), read blocking.
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         }
-        let capacity = YAMLSyntax.maxBytes + 1
+        let capacity = limit + 1
         var data = Data(count: capacity)
         var count = 0
         let failed = data.withUnsafeMutableBytes { buffer -> Bool in
@@ -85,28 +86,38 @@ package enum SourceFile {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A file read and parsed once: its located syntax (nil for a document with no value) and
+    /// its text, or why it could not be read.
+    package typealias Parsed = Result<(node: SyntaxNode?, text: String), DiagnosticError>
+
     /// Reads and parses `path` into located syntax, as JSON or YAML (`DocumentFormat`'s rule).
-    /// An empty document is an error.
-    /// `start` says how such a file starts, the hint for an empty one.
+    package static func parse(_ path: String) -> Parsed {
+        read(path).flatMap { data in
+            DocumentFormat.parse(data, file: path).map { (node: $0, text: String(decoding: data, as: UTF8.self)) }
+        }
+    }
+
+    /// `parsed` (of `path`) with an empty document made an error: `what` names the kind of file
+    /// and `start` says how such a file starts, the hint.
+    package static func nonEmpty(
+        _ parsed: Parsed, _ path: String, what: String, start: String
+    ) -> Result<(SyntaxNode, String), DiagnosticError> {
+        parsed.flatMap { node, text in
+            guard let node else {
+                return .failure(
+                    DiagnosticError([
+                        .error(
+                            .emptyDocument, "the \(what) is empty (no value, only comments or document markers)",
+                            at: SourceLocation(file: path, line: 1, column: 1), help: start)
+                    ]))
+            }
+            return .success((node, text))
+        }
+    }
+
+    /// Reads and parses `path` into located syntax; an empty document is an error (`nonEmpty`).
     package static func syntax(_ path: String, what: String, start: String) -> Result<(SyntaxNode, String), DiagnosticError> {
-        let data: Data
-        switch read(path) {
-        case let .success(d): data = d
-        case let .failure(e): return .failure(e)
-        }
-        switch DocumentFormat.parse(data, file: path) {
-        case let .failure(e):
-            return .failure(e)
-        case .success(nil):
-            return .failure(
-                DiagnosticError([
-                    .error(
-                        .emptyDocument, "the \(what) is empty (no value, only comments or document markers)",
-                        at: SourceLocation(file: path, line: 1, column: 1), help: start)
-                ]))
-        case let .success(node?):
-            return .success((node, String(decoding: data, as: UTF8.self)))
-        }
+        nonEmpty(parse(path), path, what: what, start: start)
     }
 
     /// The YAML and JSON files directly in `directory` (or `path` itself if it is a file), sorted.
@@ -151,7 +162,12 @@ public enum PolicyFile {
 
     /// Loads, validates and compiles the policy file at `path`.
     public static func load(_ path: String) -> Result<Loaded, DiagnosticError> {
-        switch SourceFile.syntax(path, what: "policy", start: PolicyLoader.start) {
+        load(path, parsed: SourceFile.parse(path))
+    }
+
+    /// Validates and compiles the policy file at `path`, already read and parsed (`parsed`).
+    package static func load(_ path: String, parsed: SourceFile.Parsed) -> Result<Loaded, DiagnosticError> {
+        switch SourceFile.nonEmpty(parsed, path, what: "policy", start: PolicyLoader.start) {
         case let .failure(e):
             return .failure(e)
         case let .success((node, text)):

@@ -2,6 +2,7 @@ public import Configuration
 import Foundation
 import NIOConcurrencyHelpers
 import SessionPolicy
+import SessionPolicyYAML
 import SystemPackage
 
 /// The configuration keys of the server, in one table: `policyctl serve` and an embedder read the
@@ -202,18 +203,19 @@ extension ServerConfiguration {
     /// (a large file, `/dev/zero`) is refused at once instead of filling memory.
     static func read(_ path: String, what: String) throws(ConfigurationError) -> String {
         let limit = 64 * 1024
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ConfigurationError("cannot read the \(what) file `\(path)`")
+        let tooLarge = ConfigurationError(
+            "the \(what) file `\(path)` is more than \(limit) bytes", help: "check the path: a key or secret file is small")
+        switch SourceFile.read(path, limit: limit) {
+        case let .failure(e):
+            throw e.diagnostics.contains { $0.code == .inputTooLarge }
+                ? tooLarge : ConfigurationError("cannot read the \(what) file `\(path)`")
+        case let .success(data):
+            guard data.count <= limit else { throw tooLarge }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ConfigurationError("cannot read the \(what) file `\(path)` as UTF-8 text")
+            }
+            return text
         }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: limit + 1) ?? Data(), let text = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError("cannot read the \(what) file `\(path)` as UTF-8 text")
-        }
-        guard data.count <= limit else {
-            throw ConfigurationError(
-                "the \(what) file `\(path)` is more than \(limit) bytes", help: "check the path: a key or secret file is small")
-        }
-        return text
     }
 
     static func rate(_ text: String, _ key: String) throws(ConfigurationError) -> RateLimit {
