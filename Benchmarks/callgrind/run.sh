@@ -2,9 +2,11 @@
 # Instructions per evaluation of the core at a checkout (default: this one), by callgrind:
 # builds the core as a library with `swiftc -O -wmo`, runs a driver's loop at N = 10,000 and
 # 20,000 and prints the difference divided by 10,000.
-# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|background|codec]
+# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|background|in-place|background-in-place|codec]
 #   main:  main.swift, one evaluation (the default): a launch that passes all 20 guards of its chain
 #   background: main.swift with `background`, one `background` evaluation: the shortest chain, the fixed cost
+#   in-place, background-in-place: the same through `evaluate(&state, event)`, which updates the
+#          caller's state and returns a `Verdict` (each iteration starts from a copy of the state)
 #   codec: codec.swift, one evaluation request read by the fast reader, evaluated, and its
 #          outcome written by the fast writer
 set -euo pipefail
@@ -16,7 +18,11 @@ swiftc -O -wmo -package-name callgrind -module-name SessionPolicy -parse-as-libr
   -emit-module -emit-module-path "$out/SessionPolicy.swiftmodule" -emit-library -o "$out/libSessionPolicy.so" \
   $(find "$root/Sources/SessionPolicy" -name '*.swift')
 source=$driver; mode=""
-if [ "$driver" = background ]; then source=main; mode=background; fi
+case $driver in
+  background) source=main; mode=background ;;
+  in-place) source=main; mode=in-place ;;
+  background-in-place) source=main; mode="background in-place" ;;
+esac
 swiftc -O -package-name callgrind "$here/$source.swift" -I "$out" -L "$out" -lSessionPolicy -Xlinker -rpath -Xlinker "$out" -o "$out/driver"
 count() { valgrind --tool=callgrind --callgrind-out-file="$out/cg.$1" "$out/driver" "$1" $mode 2>&1 | sed -n 's/.*Collected : //p'; }
 a=$(count 10000); b=$(count 20000)

@@ -37,6 +37,26 @@ struct ScenarioCorpusTests {
         #expect(result.passed, "\(result.failure?.mismatches ?? [])")
     }
 
+    @Test("the in-place evaluate decides every step of every shipped scenario as evaluate and explain do", arguments: keys)
+    func inPlaceAgrees(_ key: Key) throws {
+        let s = try #require(Self.input.scenarios.first { $0.file == key.file && $0.name == key.name })
+        let policy = try #require(Self.input.policies[s.policy]).compiled
+        var session = s.initial
+        var steps = 0
+        for step in s.steps {
+            guard case let .success(event) = step.event else { continue }
+            let before = session
+            let outcome = policy.evaluate(before, event)
+            let verdict = policy.evaluate(&session, event)
+            #expect(verdict == outcome.verdict, "step \(steps + 1)")
+            #expect(session == outcome.state, "step \(steps + 1)")
+            #expect(Outcome(verdict, state: session) == policy.explain(before, event).0, "step \(steps + 1)")
+            steps += 1
+        }
+        // A scenario of refused inputs only has no step to compare.
+        #expect(steps > 0 || s.steps.allSatisfy { if case .failure = $0.event { true } else { false } })
+    }
+
     @Test("every shipped policy has scenarios")
     func everyPolicyTested() {
         let used = Set(Self.input.scenarios.map(\.policy))

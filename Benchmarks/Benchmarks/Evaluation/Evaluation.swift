@@ -204,6 +204,19 @@ let benchmarks: @Sendable () -> Void = {
                     blackHole(compiled.evaluate(identity(state), event))
                 }
             }
+            // The same case through the in-place API: the caller's state is updated, the verdict
+            // carries no state. Each iteration starts again from the case's state.
+            Benchmark(
+                "evaluate-in-place/\(shipped.name)/\(c.name)",
+                configuration: .init(scalingFactor: .kilo)
+            ) { benchmark in
+                let state = c.state
+                let event = c.event
+                for _ in benchmark.scaledIterations {
+                    var session = identity(state)
+                    blackHole(compiled.evaluate(&session, event))
+                }
+            }
         }
 
         // 2. evaluate-explain/<policy>: the same evaluation with its trace, on the longest chain

@@ -94,6 +94,58 @@ public struct Outcome: Sendable, Codable, Equatable {
     }
 }
 
+extension Outcome {
+    /// The outcome of `verdict` with the session's new state.
+    @inline(__always) public init(_ verdict: Verdict, state: SessionState) {
+        self.init(
+            decision: verdict.decision, reason: verdict.reason, message: verdict.message, notices: verdict.notices,
+            scope: verdict.scope, authMode: verdict.authMode, noticeDelay: verdict.noticeDelay, state: state,
+            transition: verdict.transition)
+    }
+
+    /// The outcome without its state: what `evaluate(_:_:)` with an `inout` state returns.
+    public var verdict: Verdict {
+        Verdict(
+            decision: decision, reason: reason, message: message, notices: notices, scope: scope, authMode: authMode,
+            noticeDelay: noticeDelay, transition: transition)
+    }
+}
+
+/// The decision of one evaluation without the new state, which the in-place
+/// `evaluate(_:_:)` writes into the caller's state: an `Outcome` less its `state`.
+public struct Verdict: Sendable, Equatable {
+    /// The decision; nil for events that need nothing from the user (`background`, `token_refreshed`).
+    public var decision: Decision?
+    /// Why (machine-readable).
+    public var reason: Reason
+    /// Why (for people).
+    public var message: String
+    /// Notices for the user interface.
+    public var notices: Notices
+    /// The OAuth scope for an offline login (`allow`/`require_biometric` on the offline path).
+    public var scope: Scope?
+    /// For `idp_login`: the auth mode to use (the one used last time).
+    public var authMode: AuthMode?
+    /// How long the user sees the message before the client acts.
+    public var noticeDelay: TimeSpan?
+    /// The transition taken (its id in the compiled machine); -1 for an event refused before any guard.
+    public var transition: Int
+
+    public init(
+        decision: Decision?, reason: Reason, message: String, notices: Notices, scope: Scope?,
+        authMode: AuthMode?, noticeDelay: TimeSpan?, transition: Int
+    ) {
+        self.decision = decision
+        self.reason = reason
+        self.message = message
+        self.notices = notices
+        self.scope = scope
+        self.authMode = authMode
+        self.noticeDelay = noticeDelay
+        self.transition = transition
+    }
+}
+
 /// One guard tried while evaluating an event, for explanations.
 public struct TraceStep: Sendable, Codable, Equatable {
     /// The transition's id.

@@ -8,6 +8,14 @@ extension CompiledPolicy {
         machine.evaluate(state, event)
     }
 
+    /// Evaluates `event` against `state` and updates `state` in place to the new state: the
+    /// same decision as `evaluate(_:_:)`, for a caller that keeps the session and feeds it
+    /// one event after another. Copies no state and touches the strings it holds only when
+    /// the session changes hands.
+    @inline(__always) public func evaluate(_ state: inout SessionState, _ event: Event) -> Verdict {
+        machine.evaluate(&state, event, trace: nil)
+    }
+
     /// Evaluates like `evaluate(_:_:)` and also returns every guard tried, in order.
     public func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
         machine.explain(state, event)
@@ -24,14 +32,17 @@ extension StateMachine {
     /// Fails closed: an event missing a fact it needs (for example `launch` without `network`)
     /// yields `idp_login` with reason `invalid_event`, never `allow`.
     @inline(__always) package func evaluate(_ state: SessionState, _ event: Event) -> Outcome {
-        evaluate(state, event, trace: nil)
+        var next = state
+        let verdict = evaluate(&next, event, trace: nil)
+        return Outcome(verdict, state: next)
     }
 
     /// Evaluates like `evaluate(_:_:)` and also returns every guard tried, in order.
     package func explain(_ state: SessionState, _ event: Event) -> (Outcome, [TraceStep]) {
         var steps: [TraceStep] = []
-        let outcome = evaluate(state, event, trace: &steps)
-        return (outcome, steps)
+        var next = state
+        let verdict = evaluate(&next, event, trace: &steps)
+        return (Outcome(verdict, state: next), steps)
     }
 
     /// The transition behind an outcome.
@@ -39,13 +50,15 @@ extension StateMachine {
         transitions.indices.contains(outcome.transition) ? transitions[outcome.transition] : nil
     }
 
-    /// Inlined into `evaluate` and `explain`, so the hot path carries no trace.
-    @inline(__always) private func evaluate(
-        _ state: SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?
-    ) -> Outcome {
-        if let problem = Self.missingFact(event) ?? attributeProblem(event) {
-            var next = state
-            if state.state.hasSession { next.state = .awaitingIdP }
+    /// Inlined into `evaluate` and `explain`, so the hot path carries no trace. Updates
+    /// `state` to the new state.
+    @inline(__always) package func evaluate(
+        _ state: inout SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?
+    ) -> Verdict {
+        // The common case, an event with its facts and no attributes, costs two tests and no call.
+        if let problem = Self.missingFact(event) ?? (event.attributes.isEmpty ? nil : attributeProblem(event)) {
+            let mode = state.authMode
+            if state.state.hasSession { state.state = .awaitingIdP }
             if let t = trace {
                 t.pointee.append(
                     TraceStep(
@@ -55,10 +68,10 @@ extension StateMachine {
             // The notices every `idp_login` gets: the network it needs, and read-only mode.
             var notices: Notices = []
             if event.network == .offline { notices.insert(.networkRequired) }
-            if next.readOnly { notices.insert(.readOnly) }
-            return Outcome(
+            if state.readOnly { notices.insert(.readOnly) }
+            return Verdict(
                 decision: .idpLogin, reason: .invalidEvent, message: "the event is incomplete: \(problem)",
-                notices: notices, scope: nil, authMode: state.authMode, noticeDelay: nil, state: next, transition: -1)
+                notices: notices, scope: nil, authMode: mode, noticeDelay: nil, transition: -1)
         }
         // Read only the guards while searching; the matching transition is read once.
         let highest = Self.highestSeen(state)
@@ -78,11 +91,11 @@ extension StateMachine {
             }
             return -1
         }
-        if matched >= 0 { return apply(matched, state, event, now: now, highest: highest) }
+        if matched >= 0 { return apply(matched, &state, event, now: now, highest: highest) }
         // Unreachable for a compiled machine (every group ends in `always`); fail closed anyway.
-        return Outcome(
+        return Verdict(
             decision: .idpLogin, reason: .unexpectedEvent, message: Reason.unexpectedEvent.message, notices: [],
-            scope: nil, authMode: state.authMode, noticeDelay: nil, state: state, transition: -1)
+            scope: nil, authMode: state.authMode, noticeDelay: nil, transition: -1)
     }
 
     /// The fact an event of its kind must carry but does not, if any (`EventKind.requiredFacts`).
@@ -209,11 +222,12 @@ extension StateMachine {
         return c
     }
 
-    /// Applies transition `id`'s action, reading its fields in place (`actions[id]`), never a copy.
+    /// Applies transition `id`'s action to `s` in place, reading the action's fields in place
+    /// (`actions[id]`), never a copy.
     @inline(__always) func apply(
-        _ id: Int, _ state: SessionState, _ e: Event, now: Int64, highest: Int64?
-    ) -> Outcome {
-        var s = state
+        _ id: Int, _ s: inout SessionState, _ e: Event, now: Int64, highest: Int64?
+    ) -> Verdict {
+        let previousMode = s.authMode
         let fx = actions[id].effects
         if let h = highest, h > e.time.millisecondsSinceEpoch {
             s.highestTime = Timestamp(millisecondsSinceEpoch: h)
@@ -257,10 +271,10 @@ extension StateMachine {
         if e.network == .offline, actions[id].decision == .idpLogin || actions[id].decision == .wipe { notices.insert(.networkRequired) }
         if s.readOnly { notices.insert(.readOnly) }
         let scope = actions[id].namesScope ? scopes.scope(for: s.authMode, keystore: e.device.keystore) : nil
-        let mode = actions[id].usesPreviousAuthMode && actions[id].decision == .idpLogin ? state.authMode : nil
-        return Outcome(
+        let mode = actions[id].usesPreviousAuthMode && actions[id].decision == .idpLogin ? previousMode : nil
+        return Verdict(
             decision: actions[id].decision, reason: actions[id].reason, message: actions[id].message, notices: notices, scope: scope,
-            authMode: mode, noticeDelay: actions[id].noticeDelay, state: s, transition: id)
+            authMode: mode, noticeDelay: actions[id].noticeDelay, transition: id)
     }
 
     /// `n + 1`, saturating: a tampered counter can never trap.
