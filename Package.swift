@@ -43,11 +43,13 @@ let package = Package(
             name: "SessionPolicyCheck",
             dependencies: ["SessionPolicy", "SessionPolicyYAML"],
             swiftSettings: strict),
+        // Exhaustive exploration of a compiled machine: what `policyctl verify` proves.
+        .target(name: "SessionPolicyVerify", dependencies: ["SessionPolicy"], swiftSettings: strict),
         // `serve` runs `policyctl-serve`, built by the server package.
         .executableTarget(
             name: "policyctl",
             dependencies: [
-                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck",
+                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -58,7 +60,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SessionPolicyTests",
-            dependencies: ["SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyTestSupport"],
+            dependencies: [
+                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PolicyctlTests",

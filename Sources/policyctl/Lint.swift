@@ -29,34 +29,7 @@ struct Lint: ParsableCommand {
     }
 
     func run() throws {
-        var loaded: [PolicyFile.Loaded] = []
-        var problems: [Diagnostic] = []
-        var sources: [String: String] = [:]
-        var seen: Set<String> = []
-        for path in policies.flatMap(SourceFile.expand)
-        where seen.insert(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
-            switch PolicyFile.load(path) {
-            case let .failure(e):
-                problems += e.diagnostics
-                sources[path] = SourceFile.quotable(path)
-            case let .success(l):
-                loaded.append(l)
-                sources[path] = l.text
-            }
-        }
-        if problems.hasErrors {
-            emit(problems, sources: sources, json: format == .json)
-            throw Exit.invalidInput
-        }
-        if loaded.isEmpty {
-            emit(
-                [
-                    .error(
-                        .noPolicies, "no policies found in \(policies.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
-                        help: "give policy files, or directories that hold `.yaml` policy files")
-                ], sources: [:], json: format == .json)
-            throw Exit.invalidInput
-        }
+        let (loaded, sources) = try PolicyFile.loadAll(policies, json: format == .json)
         var warnings: [Diagnostic] = []
         var notes: [Diagnostic] = []
         var allowed = 0

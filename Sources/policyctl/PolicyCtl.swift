@@ -15,7 +15,7 @@ struct PolicyCtl: AsyncParsableCommand {
             2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
         version: "0.2.0",
-        subcommands: [Check.self, Lint.self, Eval.self, Explain.self, Compile.self, ServeLauncher.self])
+        subcommands: [Check.self, Lint.self, Verify.self, Eval.self, Explain.self, Compile.self, ServeLauncher.self])
 }
 
 /// Exit codes, a documented contract.
@@ -37,5 +37,41 @@ func emit(_ diagnostics: [Diagnostic], sources: [String: String], json: Bool) {
         print(DiagnosticRenderer.json(diagnostics))
     } else {
         FileHandle.standardError.write(Data((DiagnosticRenderer(sources: sources).render(diagnostics) + "\n").utf8))
+    }
+}
+
+extension PolicyFile {
+    /// Loads every policy file named or found in the directories named, each file once. Prints
+    /// the diagnostics and throws `Exit.invalidInput` when one does not load or none is found.
+    static func loadAll(_ paths: [String], json: Bool) throws -> (loaded: [Loaded], sources: [String: String]) {
+        var loaded: [Loaded] = []
+        var problems: [Diagnostic] = []
+        var sources: [String: String] = [:]
+        var seen: Set<String> = []
+        for path in paths.flatMap(SourceFile.expand)
+        where seen.insert(URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path).inserted {
+            switch load(path) {
+            case let .failure(e):
+                problems += e.diagnostics
+                sources[path] = SourceFile.quotable(path)
+            case let .success(l):
+                loaded.append(l)
+                sources[path] = l.text
+            }
+        }
+        if problems.hasErrors {
+            emit(problems, sources: sources, json: json)
+            throw Exit.invalidInput
+        }
+        if loaded.isEmpty {
+            emit(
+                [
+                    .error(
+                        .noPolicies, "no policies found in \(paths.map { "`\($0)`" }.joined(separator: ", "))", at: nil,
+                        help: "give policy files, or directories that hold `.yaml` policy files")
+                ], sources: [:], json: json)
+            throw Exit.invalidInput
+        }
+        return (loaded, sources)
     }
 }

@@ -67,7 +67,7 @@ package struct StateMachine: Sendable {
     }
 
     /// The range of `transitions` tried, in order, for `event` in `state`.
-    @inline(__always) func range(from state: MachineState, on event: EventKind) -> Range<Int> {
+    @inline(__always) package func range(from state: MachineState, on event: EventKind) -> Range<Int> {
         table[state.ordinal * Self.eventCount + event.ordinal]
     }
 

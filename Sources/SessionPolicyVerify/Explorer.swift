@@ -1,0 +1,660 @@
+import SessionPolicy
+
+/// Explores every session state a compiled machine can reach from `signed_out`, under every
+/// sequence of events, every choice of the facts they carry, and every timing (README, "What
+/// verify proves"). Each abstract state is a discrete part (the session without its times,
+/// users and devices reduced to "the session's" and "another", counters capped where no guard
+/// can tell them apart) and a zone of the ages of the times it records. Every decision is the
+/// engine's own: each class of (state, event, timing) is evaluated at one concrete point by
+/// `CompiledPolicy.evaluate`, and the symbolic successor is checked against the engine's.
+struct Explorer {
+    let policy: CompiledPolicy
+    var machine: StateMachine { policy.machine }
+
+    /// One abstract session: the discrete part and the zone of its ages.
+    struct Node: Hashable {
+        var session: SessionKey
+        var zone: Zone
+        /// Monitors for the properties: the session was cleared (or revoked) and no IdP login
+        /// came since; the biometric enrollment changed and no IdP login came since.
+        var cleared: Bool
+        var enrollmentChanged: Bool
+    }
+
+    /// The session without its times: what the guards read besides ages.
+    struct SessionKey: Hashable {
+        var state: MachineState
+        var authMode: AuthMode?
+        var readOnly: Bool
+        var biometricLocked: Bool
+        var hasUser: Bool
+        var hasDevice: Bool
+        var failures: [Int]
+        /// Which of the four times are recorded (`Zone.Clock` raw values 1...4).
+        var times: Set<Int>
+    }
+
+    /// How an event relates to the session: the same user or device, another, or none named.
+    enum Relation: String, Sendable, Hashable { case none, same, other }
+
+    /// When an event happens: at or after the highest time seen (time passes), or before it
+    /// (a clock set back).
+    enum Timing: Sendable, Hashable { case forward, rolledBack }
+
+    /// The facts an event carries, relationally.
+    struct EventChoice: Hashable, Sendable {
+        var kind: EventKind
+        var network: Network?
+        var user: Relation
+        var device: Relation
+        var keystore: Keystore?
+        var integrity: Integrity?
+        var authMode: AuthMode?
+        var cause: RefreshFailureCause?
+        var unsyncedItems: Int?
+        var appID: String?
+        var attributes: [String: String]
+    }
+
+    /// One explored step: from a node, an event in a class of timings, what the engine did.
+    struct Edge: Sendable {
+        var from: Int
+        var to: Int
+        var choice: EventChoice
+        var timing: Timing
+        /// The class of timings (ages at the event, with the event's own age).
+        var piece: Zone
+        var transition: Int
+        var decision: Decision?
+        var reason: Reason
+    }
+
+    /// A property broken on an edge.
+    struct Violation: Sendable {
+        var property: BuiltInProperty
+        var edge: Edge
+        var detail: String
+        /// The decision the step should have had, when the property names one.
+        var expected: Decision?
+    }
+
+    private(set) var nodes: [Node] = []
+    private var index: [Node: Int] = [:]
+    /// The edge that first reached each node (nil for the start): shortest paths, breadth first.
+    private(set) var parent: [Edge?] = []
+    private(set) var edges: [Edge] = []
+    private(set) var taken: Set<Int> = []
+    private(set) var violations: [BuiltInProperty: Violation] = [:]
+    /// Disagreements between the symbolic successor and the engine's: each one a bug in verify.
+    private(set) var inconsistencies: [String] = []
+
+    /// The largest constant a guard compares each age with, in milliseconds, by clock (`Zone.extrapolate`).
+    let bounds: [Int64]
+    /// The thresholds, in milliseconds, each age is split at: `age > θ` holds or not.
+    let thresholds: [Zone.Clock: [Int64]]
+    /// The highest failure count the guards tell apart; counts above are the same.
+    let failureCap: Int
+    /// The event facts varied for each kind.
+    let choices: [EventKind: [EventChoice]]
+
+    /// The time every exploring evaluation takes as `now`: far enough from the epoch that any
+    /// age fits (ages are at most a few times the largest constant, itself at most 36,600 days).
+    static let now: Int64 = 100_000_000_000_000
+
+    init(_ policy: CompiledPolicy) {
+        self.policy = policy
+        let m = policy.machine
+        var limits: [Zone.Clock: Set<Int64>] = [:]
+        var tolerances: Set<Int64> = []
+        var counts: Set<Int> = [1]
+        func add(_ g: Guard) {
+            switch g {
+            case let .sessionMaxExceeded(l): limits[.lastIdPLogin, default: []].insert(l.seconds * 1000)
+            case let .idleExceeded(l):
+                limits[.lastActivity, default: []].insert(l.seconds * 1000)
+                limits[.lastIdPLogin, default: []].insert(l.seconds * 1000)
+            case let .offlineWindowExceeded(l):
+                limits[.lastOnline, default: []].insert(l.seconds * 1000)
+                limits[.lastIdPLogin, default: []].insert(l.seconds * 1000)
+            case let .clockRolledBack(t): tolerances.insert(t.seconds * 1000)
+            case let .failureLimitReached(_, limit): counts.insert(limit)
+            case let .switched(_, inner): add(inner)
+            default: break
+            }
+        }
+        for t in m.transitions { add(t.guard) }
+        for rule in m.rules {
+            for (fact, value) in Self.numbers(rule.condition) {
+                switch fact {
+                case .sinceIdPLogin: limits[.lastIdPLogin, default: []].formUnion([value - 1, value])
+                case .sinceOnline:
+                    limits[.lastOnline, default: []].formUnion([value - 1, value])
+                    limits[.lastIdPLogin, default: []].formUnion([value - 1, value])
+                case .sinceActivity:
+                    limits[.lastActivity, default: []].formUnion([value - 1, value])
+                    limits[.lastIdPLogin, default: []].formUnion([value - 1, value])
+                case .biometricFailures, .offlineFailures, .idpFailures: counts.insert(Int(clamping: value) + 1)
+                default: break
+                }
+            }
+        }
+        // The properties' own limits are thresholds too, so each piece decides them.
+        let p = policy.policy
+        for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
+            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
+                limits[c, default: []].insert(limit.seconds * 1000)
+            }
+        }
+        var t = limits.mapValues { $0.filter { $0 >= 0 }.sorted() }
+        t[.eventTime] = tolerances.sorted()
+        thresholds = t
+        bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
+        failureCap = counts.max() ?? 1
+        choices = Self.eventChoices(m)
+    }
+
+    /// The (fact, constant) pairs of every numeric comparison in a condition.
+    static func numbers(_ c: Condition) -> [(Fact, Int64)] {
+        switch c {
+        case let .number(f, _, v): return [(f, v)]
+        case let .and(a, b), let .or(a, b): return numbers(a) + numbers(b)
+        case let .not(a): return numbers(a)
+        case .oneOf, .version: return []
+        }
+    }
+
+    // MARK: - Exploring
+
+    /// Explores breadth first until no new abstract state appears.
+    mutating func run(limit: Int = 200_000) -> Bool {
+        let start = Node(
+            session: key(SessionState.signedOut), zone: Zone(), cleared: true, enrollmentChanged: false)
+        _ = insert(start, from: nil)
+        var next = 0
+        while next < nodes.count {
+            if nodes.count > limit {
+                return false
+            }
+            expand(next)
+            next += 1
+        }
+        return true
+    }
+
+    /// The nodes by discrete part and monitors: a new zone inside one already explored adds nothing.
+    private var byDiscrete: [Discrete: [Int]] = [:]
+
+    struct Discrete: Hashable {
+        var session: SessionKey
+        var cleared: Bool
+        var enrollmentChanged: Bool
+    }
+
+    private mutating func insert(_ node: Node, from edge: Edge?) -> Int {
+        if let i = index[node] { return i }
+        let d = Discrete(session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged)
+        for i in byDiscrete[d] ?? [] where nodes[i].zone.includes(node.zone) { return i }
+        nodes.append(node)
+        parent.append(edge)
+        index[node] = nodes.count - 1
+        byDiscrete[d, default: []].append(nodes.count - 1)
+        return nodes.count - 1
+    }
+
+    private mutating func expand(_ i: Int) {
+        let node = nodes[i]
+        let set = node.session.times.compactMap { Zone.Clock(rawValue: $0) }.sorted { $0.rawValue < $1.rawValue }
+        for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
+            var z = node.zone
+            switch timing {
+            case .forward:
+                z.elapse()
+                z.assign(.eventTime, from: .reference)
+            case .rolledBack:
+                z.free(.eventTime)
+                z[.reference, .eventTime] = -1  // the event is at least 1 ms before the highest time seen
+                z[.eventTime, .reference] = Zone.infinity
+                z.close()
+            }
+            if z.isEmpty { continue }
+            for kind in EventKind.allCases {
+                // Cut only where a guard of this (state, event) group looks: the fewer the cuts,
+                // the larger the successor zones and the fewer of them.
+                let atoms = self.atoms(node.session, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
+                for piece in pieces(z, atoms) {
+                    let ages = piece.point(set + [.eventTime])
+                    let state = concrete(node.session, ages)
+                    let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
+                    for choice in choices[kind] ?? [] {
+                        step(i, node, piece, ages, state, choice, time, timing)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The comparisons of an age with a constant that the guards of `kind` in the session's
+    /// state make, as (clock, θ) for `age > θ`.
+    func atoms(_ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {
+        func has(_ c: Zone.Clock) -> Bool { k.times.contains(c.rawValue) }
+        func since(_ c: Zone.Clock) -> Zone.Clock? { has(c) ? c : has(.lastIdPLogin) ? .lastIdPLogin : nil }
+        var out: [(Zone.Clock, Int64)] = []
+        func add(_ g: Guard, cleared: Bool) {
+            switch g {
+            case let .sessionMaxExceeded(l): if !cleared, has(.lastIdPLogin) { out.append((.lastIdPLogin, l.seconds * 1000)) }
+            case let .idleExceeded(l): if !cleared, let c = since(.lastActivity) { out.append((c, l.seconds * 1000)) }
+            case let .offlineWindowExceeded(l): if !cleared, let c = since(.lastOnline) { out.append((c, l.seconds * 1000)) }
+            case let .clockRolledBack(t): out.append((.eventTime, t.seconds * 1000))
+            case let .rule(i), let .ruleFactMissing(i):
+                guard !cleared else { return }
+                for (fact, v) in Self.numbers(machine.rules[i].condition) {
+                    let clock: Zone.Clock?
+                    switch fact {
+                    case .sinceIdPLogin: clock = has(.lastIdPLogin) ? .lastIdPLogin : nil
+                    case .sinceOnline: clock = since(.lastOnline)
+                    case .sinceActivity: clock = since(.lastActivity)
+                    default: clock = nil
+                    }
+                    if let c = clock { out += [(c, v - 1), (c, v)] }
+                }
+            case let .switched(_, inner): add(inner, cleared: true)
+            default: break
+            }
+        }
+        for i in machine.range(from: k.state, on: kind) { add(machine.transitions[i].guard, cleared: false) }
+        return out
+    }
+
+    /// The ages the properties compare with the policy's limits, as (clock, θ) for `age > θ`.
+    func propertyAtoms(_ k: SessionKey) -> [(Zone.Clock, Int64)] {
+        let p = policy.policy
+        var out: [(Zone.Clock, Int64)] = []
+        for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
+            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] where k.times.contains(c.rawValue) {
+                out.append((c, limit.seconds * 1000))
+            }
+        }
+        return out
+    }
+
+    /// `zone` cut at every atom: in each piece, every `age > θ` has one answer.
+    func pieces(_ zone: Zone, _ atoms: [(Zone.Clock, Int64)]) -> [Zone] {
+        var out = [zone]
+        for (c, theta) in atoms {
+            var next: [Zone] = []
+            for z in out {
+                let (above, notAbove) = z.split(c, above: theta)
+                if let a = above { next.append(a) }
+                if let b = notAbove { next.append(b) }
+            }
+            out = next
+        }
+        return out
+    }
+
+    private mutating func step(
+        _ i: Int, _ node: Node, _ piece: Zone, _ ages: [Zone.Clock: Int64], _ state: SessionState,
+        _ choice: EventChoice, _ time: Timestamp, _ timing: Timing
+    ) {
+        let event = self.event(choice, at: time, for: state)
+        let outcome = policy.evaluate(state, event)
+        let id = outcome.transition
+        var edge = Edge(
+            from: i, to: -1, choice: choice, timing: timing, piece: piece, transition: id, decision: outcome.decision,
+            reason: outcome.reason)
+        if id >= 0 { taken.insert(id) }
+        // The symbolic successor, checked against the engine's.
+        var zone: Zone
+        var times = node.session.times
+        if id < 0 {
+            zone = node.zone
+        } else {
+            let fx = machine.transitions[id].action.effects
+            zone = piece
+            zone.assign(.highestTime, from: .reference)
+            times.insert(Zone.Clock.highestTime.rawValue)
+            if fx.contains(.clearSession) {
+                for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
+                    zone.free(c)
+                    times.remove(c.rawValue)
+                }
+            }
+            if fx.contains(.establish) {
+                for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity, .highestTime] {
+                    zone.assign(c, from: .eventTime)
+                    times.insert(c.rawValue)
+                }
+            }
+            if fx.contains(.recordOnline) {
+                zone.assign(.lastOnline, from: .eventTime)
+                times.insert(Zone.Clock.lastOnline.rawValue)
+            }
+            if fx.contains(.recordActivity) {
+                zone.assign(.lastActivity, from: .reference)
+                times.insert(Zone.Clock.lastActivity.rawValue)
+            }
+            if fx.contains(.establish) && !fx.contains(.recordActivity) { zone = rebased(zone, on: .highestTime) }
+            zone.free(.eventTime)
+        }
+        let next = outcome.state
+        let nextKey = key(next)
+        if nextKey.times != times {
+            inconsistencies.append("transition \(id): the engine records times \(nextKey.times.sorted()), verify \(times.sorted())")
+        }
+        if let h = Explorer.highest(next) {
+            var nextAges: [Zone.Clock: Int64] = [:]
+            for (c, t) in Self.times(next) { nextAges[c] = h - t }
+            if !zone.contains(nextAges) {
+                inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
+            }
+        }
+        zone.extrapolate(bounds)
+        let establishes = id >= 0 && machine.transitions[id].action.effects.contains(.establish)
+        var cleared = node.cleared
+        var enrollment = node.enrollmentChanged
+        if id >= 0 {
+            let fx = machine.transitions[id].action.effects
+            if establishes {
+                // A login that switches the session wipes the old one and establishes the new.
+                cleared = false
+                enrollment = false
+            } else if outcome.decision == .wipe || fx.contains(.clearSession) || choice.kind == .tokensRevoked
+                || choice.kind == .accountDeactivated
+            {
+                cleared = true
+            }
+            if choice.kind == .biometricEnrollmentChanged { enrollment = true }
+        }
+        if outcome.decision == .allow || outcome.decision == .requireBiometric || timing == .rolledBack {
+            // The properties compare ages with the policy's limits: check each class apart.
+            for sub in pieces(piece, propertyAtoms(node.session)) {
+                let a = sub.point(Array(ages.keys))
+                let s = concrete(node.session, a)
+                var e = event
+                e.time = Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0))
+                let o = policy.evaluate(s, e)
+                if o.transition != id { inconsistencies.append("transition \(id): another transition decides inside its class") }
+                check(node, a, s, e, o, establishes: establishes, &edge)
+            }
+        }
+        edge.to = insert(Node(session: nextKey, zone: zone, cleared: cleared, enrollmentChanged: enrollment), from: edge)
+        edges.append(edge)
+    }
+
+    /// The zone with `clock` as its reference (every age less that clock's).
+    func rebased(_ z: Zone, on clock: Zone.Clock) -> Zone {
+        var r = z
+        for c in Zone.Clock.allCases where c != .reference && c != clock {
+            r[c, .reference] = z[c, clock]
+            r[.reference, c] = z[clock, c]
+        }
+        r.free(clock)
+        r.assign(clock, from: .reference)
+        r.close()
+        return r
+    }
+
+    // MARK: - Properties
+
+    private mutating func check(
+        _ node: Node, _ ages: [Zone.Clock: Int64], _ state: SessionState, _ event: Event, _ outcome: Outcome,
+        establishes: Bool, _ edge: inout Edge
+    ) {
+        func fail(_ p: BuiltInProperty, _ detail: String, expected: Decision? = .idpLogin) {
+            if violations[p] == nil { violations[p] = Violation(property: p, edge: edge, detail: detail, expected: expected) }
+        }
+        let p = policy.policy
+        let offline = event.network != .online
+        let age: (Zone.Clock) -> Int64? = { node.session.times.contains($0.rawValue) ? ages[$0] : nil }
+        if outcome.decision == .allow && !establishes {
+            if let max = p.session.max, (age(.lastIdPLogin) ?? .max) > max.seconds * 1000 {
+                fail(.sessionMax, "`allow` more than \(max) after the last IdP login")
+            }
+            if let idle = p.session.idle, (age(.lastActivity) ?? age(.lastIdPLogin) ?? .max) > idle.seconds * 1000 {
+                fail(.sessionIdle, "`allow` more than \(idle) after the last activity")
+            }
+            if offline, let window = p.offline.window,
+                (age(.lastOnline) ?? age(.lastIdPLogin) ?? .max) > window.seconds * 1000
+            {
+                fail(.offlineWindow, "`allow` while offline, more than \(window) after the last online validation")
+            }
+            if offline, !p.authModes.offline.contains(state.authMode ?? .password) {
+                fail(
+                    .offlineAuthMode,
+                    "offline `allow` for a session signed in with `\(state.authMode?.rawValue ?? "no auth mode")`, not an offline mode")
+            }
+            if node.enrollmentChanged && event.kind == .biometricSucceeded {
+                fail(.enrollmentChange, "`allow` by a biometric prompt after the enrollment changed")
+            }
+        }
+        if (outcome.decision == .allow || outcome.decision == .requireBiometric) && node.cleared && !establishes {
+            fail(.clearedUntilLogin, "`\(outcome.decision!.rawValue)` after the session was cleared or revoked, before an IdP login")
+        }
+        if outcome.transition < 0 && outcome.reason != .invalidEvent {
+            fail(.total, "no transition decided `\(event.kind.rawValue)` in `\(state.state.rawValue)`", expected: nil)
+        }
+        if edge.timing == .rolledBack, let d = outcome.decision {
+            var atNow = event
+            atNow.time = Timestamp(millisecondsSinceEpoch: Self.now)
+            if let truth = policy.evaluate(state, atNow).decision, Self.rank(d) > Self.rank(truth) {
+                fail(
+                    .clockRollback,
+                    "an event dated before the highest time seen gets `\(d.rawValue)`, the same event at that time `\(truth.rawValue)`",
+                    expected: truth)
+            }
+        }
+    }
+
+    /// How permissive a decision is: `allow` > `require_biometric` > `idp_login` > `wipe`.
+    static func rank(_ d: Decision) -> Int {
+        switch d {
+        case .allow: 3
+        case .requireBiometric: 2
+        case .idpLogin: 1
+        case .wipe: 0
+        }
+    }
+
+    /// `no-dead-end`: the nodes from which no path leads to a usable session (`active` or `read_only`).
+    func deadEnds() -> [Int] {
+        var reaches = nodes.map { $0.session.state == .active || $0.session.state == .readOnly }
+        var incoming = [[Int]](repeating: [], count: nodes.count)
+        for e in edges { incoming[e.to].append(e.from) }
+        var work = reaches.indices.filter { reaches[$0] }
+        while let n = work.popLast() {
+            for m in incoming[n] where !reaches[m] {
+                reaches[m] = true
+                work.append(m)
+            }
+        }
+        return reaches.indices.filter { !reaches[$0] }
+    }
+
+    // MARK: - Concrete states and events
+
+    /// The discrete part of a session.
+    func key(_ s: SessionState) -> SessionKey {
+        SessionKey(
+            state: s.state, authMode: s.authMode, readOnly: s.readOnly, biometricLocked: s.biometricLocked,
+            hasUser: s.user != nil, hasDevice: s.device != nil,
+            failures: [s.failures.biometric, s.failures.offlineLogin, s.failures.idpLogin].map { min($0, failureCap) },
+            times: Set(Self.times(s).map { $0.0.rawValue }))
+    }
+
+    static func times(_ s: SessionState) -> [(Zone.Clock, Int64)] {
+        var out: [(Zone.Clock, Int64)] = []
+        if let t = s.lastIdPLogin { out.append((.lastIdPLogin, t.millisecondsSinceEpoch)) }
+        if let t = s.lastOnline { out.append((.lastOnline, t.millisecondsSinceEpoch)) }
+        if let t = s.lastActivity { out.append((.lastActivity, t.millisecondsSinceEpoch)) }
+        if let t = s.highestTime { out.append((.highestTime, t.millisecondsSinceEpoch)) }
+        return out
+    }
+
+    static func highest(_ s: SessionState) -> Int64? { times(s).map(\.1).max() }
+
+    static let sessionUser = "alice"
+    static let otherUser = "mallory"
+    static let sessionDevice = "device-1"
+    static let otherDevice = "device-2"
+
+    /// A session with the key's discrete part and the ages as its times (relative to `now`).
+    func concrete(_ k: SessionKey, _ ages: [Zone.Clock: Int64]) -> SessionState {
+        var s = SessionState()
+        s.state = k.state
+        s.authMode = k.authMode
+        s.readOnly = k.readOnly
+        s.biometricLocked = k.biometricLocked
+        s.user = k.hasUser ? Self.sessionUser : nil
+        s.device = k.hasDevice ? Self.sessionDevice : nil
+        s.failures = .init(biometric: k.failures[0], offlineLogin: k.failures[1], idpLogin: k.failures[2])
+        func at(_ c: Zone.Clock) -> Timestamp? {
+            k.times.contains(c.rawValue) ? Timestamp(millisecondsSinceEpoch: Self.now - (ages[c] ?? 0)) : nil
+        }
+        s.lastIdPLogin = at(.lastIdPLogin)
+        s.lastOnline = at(.lastOnline)
+        s.lastActivity = at(.lastActivity)
+        s.highestTime = at(.highestTime)
+        return s
+    }
+
+    /// The concrete event of a choice, for a session (users and devices named relative to it).
+    func event(_ c: EventChoice, at time: Timestamp, for s: SessionState) -> Event {
+        func name(_ r: Relation, _ current: String?, _ first: String, _ second: String) -> String? {
+            switch r {
+            case .none: return nil
+            case .same: return current ?? first
+            case .other: return current == first ? second : (current == nil ? second : first)
+            }
+        }
+        var e = Event(
+            c.kind, at: time, network: c.network, user: name(c.user, s.user, Self.sessionUser, Self.otherUser),
+            device: .init(
+                id: name(c.device, s.device, Self.sessionDevice, Self.otherDevice), keystore: c.keystore,
+                integrity: c.integrity),
+            authMode: c.authMode, cause: c.cause, unsyncedItems: c.unsyncedItems, attributes: c.attributes)
+        e.appID = c.appID
+        return e
+    }
+
+    /// The facts varied for each event kind: those a guard of that kind reads, those a session
+    /// is established from, and those the kind requires (each also absent, which the engine refuses).
+    static func eventChoices(_ m: StateMachine) -> [EventKind: [EventChoice]] {
+        var out: [EventKind: [EventChoice]] = [:]
+        for kind in EventKind.allCases {
+            var reads: Set<String> = ["network"]
+            var attributes: [String: [String?]] = [:]
+            for t in m.transitions where t.event == kind {
+                reads.formUnion(Self.reads(t.guard, m, &attributes))
+                if t.action.effects.contains(.establish) { reads.formUnion(["user", "device", "authMode"]) }
+            }
+            let required = Set(kind.requiredFacts.facts.map { "\($0)" })
+            reads.formUnion(required)
+            func values<T>(_ fact: String, _ all: [T]) -> [T?] { reads.contains(fact) ? [nil] + all.map { $0 } : [nil] }
+            let networks: [Network?] = reads.contains("network") ? [.online, .offline, nil] : [.offline]
+            let users: [Relation] = reads.contains("user") ? [.none, .same, .other] : [.none]
+            let devices: [Relation] = reads.contains("device") ? [.none, .same, .other] : [.same]
+            let keystores: [Keystore?] = reads.contains("keystore") ? [.hardware, .software, nil] : [.hardware]
+            let integrities: [Integrity?] = reads.contains("integrity") ? [.ok, .compromised, nil] : [.ok]
+            let modes = values("authMode", AuthMode.allCases)
+            let causes = values("cause", RefreshFailureCause.allCases)
+            let unsynced: [Int?] = reads.contains("unsyncedItems") ? [nil, 0, 1] : [nil]
+            let apps: [String?] = reads.contains("appID") ? [nil, m.trustedApps.first ?? "trusted.app", "untrusted.app"] : [nil]
+            var attributeSets: [[String: String]] = [[:]]
+            for (name, candidates) in attributes.sorted(by: { $0.key < $1.key }) {
+                attributeSets = attributeSets.flatMap { base in
+                    candidates.map { v -> [String: String] in
+                        var b = base
+                        b[name] = v
+                        return b
+                    }
+                }
+            }
+            var list: [EventChoice] = []
+            for n in networks {
+                for u in users {
+                    for d in devices {
+                        for k in keystores {
+                            for i in integrities {
+                                for a in modes {
+                                    for c in causes {
+                                        for x in unsynced {
+                                            for app in apps {
+                                                for attrs in attributeSets {
+                                                    list.append(
+                                                        EventChoice(
+                                                            kind: kind, network: n, user: u, device: d, keystore: k,
+                                                            integrity: i, authMode: a, cause: c, unsyncedItems: x, appID: app,
+                                                            attributes: attrs))
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            out[kind] = list
+        }
+        return out
+    }
+
+    /// The event facts a guard reads; attribute candidates (the boundaries of the rules'
+    /// comparisons, and absent) go into `attributes`.
+    static func reads(_ g: Guard, _ m: StateMachine, _ attributes: inout [String: [String?]]) -> Set<String> {
+        switch g {
+        case .deviceCompromised: return ["integrity"]
+        case .differentDevice: return ["device"]
+        case .differentUser: return ["user"]
+        case .keystoreNotHardware: return ["keystore"]
+        case .networkOffline: return ["network"]
+        case .refreshCause: return ["cause"]
+        case .unsyncedItems: return ["unsyncedItems"]
+        case .appNotTrusted: return ["appID"]
+        case let .rule(i), let .ruleFactMissing(i):
+            return conditionReads(m.rules[i].condition, m, &attributes)
+        case let .switched(kind, inner):
+            return reads(kind.trigger, m, &attributes).union(reads(inner, m, &attributes))
+        default: return []
+        }
+    }
+
+    static func conditionReads(_ c: Condition, _ m: StateMachine, _ attributes: inout [String: [String?]]) -> Set<String> {
+        func fact(_ f: Fact, _ candidates: [String]) -> Set<String> {
+            switch f {
+            case .network: return ["network"]
+            case .keystore: return ["keystore"]
+            case .integrity: return ["integrity"]
+            case let .attribute(name):
+                var list = attributes[name] ?? [nil]
+                var values = candidates
+                switch m.attributes.first(where: { $0.name == name })?.type {
+                case let .words(words)?: values = words  // any other word is refused as the wrong type
+                case .boolean?: values = ["true", "false"]
+                default: break
+                }
+                for v in values where !list.contains(v) { list.append(v) }
+                attributes[name] = list
+                return []
+            default: return []
+            }
+        }
+        switch c {
+        case let .oneOf(f, values, _): return fact(f, values + ["zz-other"])
+        case let .number(f, _, v):
+            if case let .attribute(name) = f, case .duration = m.attributes.first(where: { $0.name == name })?.type {
+                let s = v / 1000
+                return fact(f, [max(s - 1, 0), s, s + 1].map { "\($0)s" })
+            }
+            return fact(f, [v - 1, v, v + 1].map { "\($0)" })
+        case let .version(f, _, v):
+            let text = v.parts.map(String.init).joined(separator: ".")
+            var lower = v.parts
+            if let i = lower.lastIndex(where: { $0 > 0 }) { lower[i] -= 1 }
+            return fact(f, [text, text + ".1", lower.map(String.init).joined(separator: ".")])
+        case let .and(a, b), let .or(a, b): return conditionReads(a, m, &attributes).union(conditionReads(b, m, &attributes))
+        case let .not(a): return conditionReads(a, m, &attributes)
+        }
+    }
+}

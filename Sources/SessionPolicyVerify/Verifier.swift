@@ -1,0 +1,180 @@
+public import SessionPolicy
+
+/// What `policyctl verify` found for one policy.
+public struct VerificationReport: Sendable, Codable {
+    /// The policy's name.
+    public var policy: String
+    /// Abstract states (discrete part and zone) reached from `signed_out`.
+    public var states: Int
+    /// Explored steps: (state, event facts, class of timings) triples, each evaluated by the engine.
+    public var steps: Int
+    /// Whether the exploration ran to its end (false: stopped at the state limit; nothing is proved).
+    public var exhaustive: Bool
+    public var properties: [PropertyResult]
+    /// Transitions no reachable state takes.
+    public var deadTransitions: [DeadTransition]
+    /// The machine's transitions.
+    public var transitions: Int
+    /// Disagreements between verify's symbolic model and the engine: a bug in verify if any.
+    public var inconsistencies: [String]
+
+    /// Whether every property holds and the exploration was exhaustive and consistent.
+    public var holds: Bool {
+        exhaustive && inconsistencies.isEmpty && properties.allSatisfy { $0.status != .violated }
+    }
+}
+
+/// One property's verdict.
+public struct PropertyResult: Sendable, Codable {
+    public enum Status: String, Sendable, Codable {
+        case proved, violated
+        /// The exploration stopped at its state limit before finding a violation: nothing is known.
+        case unknown
+        /// The policy sets nothing the property protects (no session max for `session-max`).
+        case notApplicable = "not_applicable"
+    }
+    public var id: String
+    public var sentence: String
+    public var lever: String
+    public var status: Status
+    public var counterexample: Counterexample?
+}
+
+/// The shortest sequence of events that breaks a property.
+public struct Counterexample: Sendable, Codable {
+    public struct Step: Sendable, Codable {
+        public var event: Event
+        public var decision: Decision?
+        public var reason: Reason
+        public var state: MachineState
+    }
+    /// What went wrong at the last step.
+    public var detail: String
+    public var steps: [Step]
+    /// Whether the steps are one concrete run the engine decides as shown (they then make a
+    /// scenario file); false when verify found the path but no concrete times for it.
+    public var concrete: Bool
+    /// What the last step should have been, for the scenario's expectation.
+    public var expected: Decision?
+}
+
+/// A transition no reachable state takes.
+public struct DeadTransition: Sendable, Codable {
+    public var transition: Int
+    public var from: MachineState
+    public var event: EventKind
+    public var check: String
+    public var levers: [String]
+    public var location: SourceLocation?
+}
+
+/// Proves the built-in properties of a compiled policy by exhaustive exploration (README,
+/// "What verify proves").
+public enum Verifier {
+    /// Explores `policy` and checks every built-in property. Pure: no clock, no I/O. A
+    /// violation found before the state limit is real (a run of the engine); a property is
+    /// proved only when the exploration ends below the limit.
+    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 5_000) -> VerificationReport {
+        var explorer = Explorer(policy)
+        let exhaustive = explorer.run(limit: stateLimit)
+        let m = policy.machine
+        var results: [PropertyResult] = []
+        let deadEnds = explorer.deadEnds()
+        for p in BuiltInProperty.allCases {
+            var r = PropertyResult(id: p.rawValue, sentence: p.sentence, lever: p.lever, status: .proved, counterexample: nil)
+            if !p.applies(to: policy.policy) {
+                r.status = .notApplicable
+            } else if let v = explorer.violations[p] {
+                r.status = .violated
+                r.counterexample = counterexample(explorer, to: v.edge, detail: v.detail, expected: v.expected)
+            } else if !exhaustive {
+                r.status = .unknown
+            } else if p == .noDeadEnd, let n = deadEnds.first {
+                r.status = .violated
+                let path = explorer.parent[n]
+                r.counterexample =
+                    path.map {
+                        counterexample(
+                            explorer, to: $0,
+                            detail: "from here (`\(explorer.nodes[n].session.state.rawValue)`) no event leads back to a usable session",
+                            expected: nil)
+                    }
+            } else if p == .total, let gap = totalityGap(m) {
+                r.status = .violated
+                r.counterexample = Counterexample(detail: gap, steps: [], concrete: false, expected: nil)
+            }
+            results.append(r)
+        }
+        // Dead only when the exploration is complete: a stopped one has simply not been everywhere.
+        let dead =
+            !exhaustive
+            ? []
+            : m.transitions.filter { !explorer.taken.contains($0.id) }.map {
+                DeadTransition(
+                    transition: $0.id, from: $0.from, event: $0.event, check: m.describe($0.guard), levers: $0.source.levers,
+                    location: $0.source.location)
+            }
+        return VerificationReport(
+            policy: m.name, states: explorer.nodes.count, steps: explorer.edges.count, exhaustive: exhaustive,
+            properties: results, deadTransitions: dead, transitions: m.transitions.count,
+            inconsistencies: Array(Set(explorer.inconsistencies)).sorted())
+    }
+
+    /// A (state, event) group that does not end in an unconditional transition, if any.
+    static func totalityGap(_ m: StateMachine) -> String? {
+        for s in MachineState.allCases {
+            for e in EventKind.allCases {
+                let r = m.range(from: s, on: e)
+                if r.isEmpty { return "no transition for `\(e.rawValue)` in `\(s.rawValue)`" }
+                if m.transitions[r.upperBound - 1].guard != .always {
+                    return "the transitions for `\(e.rawValue)` in `\(s.rawValue)` do not end in one that always holds"
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The path to `edge`, replayed as one concrete run when verify finds times for it.
+    static func counterexample(_ x: Explorer, to edge: Explorer.Edge, detail: String, expected: Decision?) -> Counterexample {
+        var path = [edge]
+        while let p = x.parent[path[0].from] { path.insert(p, at: 0) }
+        var state = SessionState.signedOut
+        var steps: [Counterexample.Step] = []
+        var concrete = true
+        var clock = start
+        for e in path {
+            let times = Explorer.times(state)
+            let h = times.map(\.1).max()
+            var z = e.piece
+            var clocks: [Zone.Clock] = [.eventTime]
+            if let h {
+                for (c, t) in times {
+                    clocks.append(c)
+                    for (d, u) in times where d != c {
+                        z[c, d] = min(z[c, d], (h - t) - (h - u))
+                    }
+                }
+                z.close()
+            }
+            var time = Timestamp(millisecondsSinceEpoch: clock)
+            if concrete, !z.isEmpty, let h {
+                let ages = z.point(clocks)
+                let shift = times.first.map { (ages[$0.0] ?? 0) - (h - $0.1) } ?? 0
+                let now = e.timing == .forward ? h + shift : h
+                time = Timestamp(millisecondsSinceEpoch: now - (ages[.eventTime] ?? 0))
+            } else if h != nil {
+                concrete = false
+            }
+            let event = x.event(e.choice, at: time, for: state)
+            let outcome = x.policy.evaluate(state, event)
+            if outcome.transition != e.transition { concrete = false }
+            steps.append(.init(event: event, decision: outcome.decision, reason: outcome.reason, state: outcome.state.state))
+            state = outcome.state
+            clock = max(clock, time.millisecondsSinceEpoch)
+        }
+        return Counterexample(detail: detail, steps: steps, concrete: concrete, expected: expected)
+    }
+
+    /// Where counterexample runs start: 2026-01-01T00:00:00Z.
+    static let start: Int64 = 1_767_225_600_000
+}

@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import SessionPolicy
+import SessionPolicyVerify
+import SessionPolicyYAML
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prove what a policy can never do, over every sequence and timing of events.",
+        discussion: """
+            Explores every session state each policy's compiled machine can reach from `signed_out`, \
+            under every event, every choice of facts and every timing, and checks the built-in \
+            properties (README, "What verify proves"). A broken property prints its shortest \
+            counterexample; with `--counterexamples DIR` each is also written as a scenario file \
+            that `policyctl check` runs and that fails at the violating step. Transitions no \
+            reachable state takes are reported as dead, with their levers.
+            Exit codes: 0 every property holds; 1 a property is broken (or the exploration did \
+            not finish); 2 invalid input; 64 usage error.
+            """)
+
+    @Argument(help: "Policy files or directories.")
+    var policies: [String]
+
+    @Option(help: "Output format: human or json.")
+    var format: OutputFormat = .human
+
+    @Option(help: "Write each counterexample as a scenario file into this directory.")
+    var counterexamples: String?
+
+    @Option(help: "Stop exploring a policy after this many abstract states (nothing is then proved).")
+    var stateLimit = 5_000
+
+    @Flag(help: "List every dead transition (the human output counts them by lever).")
+    var dead = false
+
+    func validate() throws {
+        if policies.isEmpty { throw ValidationError("give at least one policy file or directory") }
+    }
+
+    func run() throws {
+        let (loaded, _) = try PolicyFile.loadAll(policies, json: format == .json)
+        var reports: [(VerificationReport, Double, String)] = []
+        for l in loaded {
+            let started = DispatchTime.now().uptimeNanoseconds
+            let report = Verifier.verify(l.compiled, stateLimit: stateLimit)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            reports.append((report, seconds, l.path))
+        }
+        if let dir = counterexamples {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for (r, _, file) in reports {
+                for p in r.properties {
+                    guard let c = p.counterexample, c.concrete, !c.steps.isEmpty else { continue }
+                    let path = (dir as NSString).appendingPathComponent("\(r.policy)-\(p.id).yaml")
+                    let policyPath = URL(fileURLWithPath: file).standardizedFileURL.path
+                    try Self.scenario(c, property: p, policy: policyPath).write(toFile: path, atomically: true, encoding: .utf8)
+                }
+            }
+        }
+        if format == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            struct Entry: Encodable {
+                var report: VerificationReport
+                var seconds: Double
+            }
+            let data = try encoder.encode(["policies": reports.map { Entry(report: $0.0, seconds: $0.1) }])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for (r, seconds, _) in reports { print(render(r, seconds: seconds)) }
+        }
+        if !reports.allSatisfy({ $0.0.holds }) { throw Exit.failures }
+    }
+
+    func render(_ r: VerificationReport, seconds: Double) -> String {
+        var lines: [String] = []
+        let verdict =
+            !r.exhaustive
+            ? "the exploration stopped at its state limit: nothing is proved"
+            : r.holds ? "every property holds" : "\(r.properties.filter { $0.status == .violated }.count) broken"
+        lines.append(
+            "policy \(r.policy): \(r.states) states, \(r.steps) steps explored in \(String(format: "%.2f", seconds)) s; \(verdict)")
+        let width = r.properties.map(\.id.count).max() ?? 0
+        for p in r.properties {
+            let status = p.status == .notApplicable ? "n/a" : p.status.rawValue
+            lines.append(
+                "  \(status.padding(toLength: 8, withPad: " ", startingAt: 0)) \(p.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(p.sentence)"
+            )
+            if let c = p.counterexample {
+                lines.append("      \(c.detail)" + (c.steps.isEmpty ? "" : ":"))
+                for (i, s) in c.steps.enumerated() {
+                    lines.append(
+                        "      \(i + 1). \(s.event.time)  \(Self.describe(s.event)) -> \(s.decision?.rawValue ?? "none") (\(s.reason)), \(s.state.rawValue)"
+                    )
+                }
+                if !c.concrete && !c.steps.isEmpty {
+                    lines.append("      (verify found no concrete times for this path: the times shown are approximate)")
+                }
+            }
+        }
+        for i in r.inconsistencies { lines.append("  internal: \(i)") }
+        guard r.exhaustive else {
+            lines.append("  dead transitions: not known (the exploration did not finish)")
+            return lines.joined(separator: "\n")
+        }
+        let byLever = Dictionary(grouping: r.deadTransitions, by: { $0.levers.first ?? "built-in" }).mapValues(\.count)
+        lines.append(
+            "  dead transitions: \(r.deadTransitions.count) of \(r.transitions)"
+                + (byLever.isEmpty
+                    ? "" : " (" + byLever.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"))
+        if dead {
+            for d in r.deadTransitions {
+                let at = d.location.map { " \($0)" } ?? ""
+                lines.append(
+                    "    \(d.transition): `\(d.event.rawValue)` in `\(d.from.rawValue)`: \(d.check) [\(d.levers.joined(separator: ", "))]\(at)"
+                )
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// An event in the words of a scenario step: `launch network=offline user=alice`.
+    static func describe(_ e: Event) -> String {
+        var parts = [e.kind.rawValue]
+        for (k, v) in fields(e) { parts.append("\(k)=\(v)") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The facts an event carries, as scenario keys and values.
+    static func fields(_ e: Event) -> [(String, String)] {
+        var out: [(String, String)] = []
+        if let n = e.network { out.append(("network", n.rawValue)) }
+        if let u = e.user { out.append(("user", u)) }
+        var device: [String] = []
+        if let id = e.device.id { device.append("id: \(id)") }
+        if let k = e.device.keystore { device.append("keystore: \(k.rawValue)") }
+        if let i = e.device.integrity { device.append("integrity: \(i.rawValue)") }
+        if !device.isEmpty { out.append(("device", "{ " + device.joined(separator: ", ") + " }")) }
+        if let m = e.authMode { out.append(("auth_mode", m.rawValue)) }
+        if let c = e.cause { out.append(("cause", c.rawValue)) }
+        if let n = e.unsyncedItems { out.append(("unsynced_items", "\(n)")) }
+        if let a = e.appID { out.append(("app_id", a)) }
+        if !e.attributes.isEmpty {
+            let pairs = e.attributes.sorted { $0.key < $1.key }.map { "\($0.key): \"\($0.value)\"" }
+            out.append(("attributes", "{ " + pairs.joined(separator: ", ") + " }"))
+        }
+        return out
+    }
+
+    /// A counterexample as a scenario file: every step expects what the engine did, except
+    /// the last, which expects what the property requires, so `check` fails there.
+    static func scenario(_ c: Counterexample, property p: PropertyResult, policy: String) -> String {
+        var lines = [
+            "# Counterexample to `\(p.id)`, written by `policyctl verify`: \(p.sentence)",
+            "# \(c.detail). `policyctl check` fails at the last step.",
+            "policy: \(policy)",
+            "scenarios:",
+            "  - name: \"counterexample: \(p.id)\"",
+            "    start: \(c.steps[0].event.time)",
+            "    steps:",
+        ]
+        for (i, s) in c.steps.enumerated() {
+            lines.append("      - at: \(s.event.time)")
+            lines.append("        event: \(s.event.kind.rawValue)")
+            for (k, v) in fields(s.event) { lines.append("        \(k): \(v)") }
+            let last = i == c.steps.count - 1
+            let decision = (last ? c.expected : s.decision)?.rawValue ?? "none"
+            lines.append(
+                "        expect: { decision: \(decision) }" + (last ? "   # the engine decides `\(s.decision?.rawValue ?? "none")`" : ""))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
