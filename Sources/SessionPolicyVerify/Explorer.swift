@@ -82,7 +82,10 @@ struct Explorer {
     private var index: [Node: Int] = [:]
     /// The edge that first reached each node (nil for the start): shortest paths, breadth first.
     private(set) var parent: [Edge?] = []
-    private(set) var edges: [Edge] = []
+    /// The graph of abstract states, as `from << 32 | to`: each step adds its link once.
+    private(set) var links: Set<UInt64> = []
+    /// Steps explored: (state, event facts, class of timings) triples the engine decided.
+    private(set) var steps = 0
     private(set) var taken: Set<Int> = []
     private(set) var violations: [BuiltInProperty: Violation] = [:]
     /// Disagreements between the symbolic successor and the engine's: each one a bug in verify.
@@ -225,8 +228,9 @@ struct Explorer {
                     let ages = piece.point(set + [.eventTime])
                     let state = concrete(node.session, ages)
                     let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
+                    var cache: [Int: Zone] = [:]
                     for choice in choices[kind] ?? [] {
-                        step(i, node, piece, ages, state, choice, time, timing)
+                        step(i, node, piece, ages, state, choice, time, timing, &cache)
                     }
                 }
             }
@@ -292,9 +296,43 @@ struct Explorer {
         return out
     }
 
+    /// The zone and recorded times after transition `id` (-1: the event was refused) from
+    /// `piece`, by the transition's effects (README, "How a decision is made").
+    func successor(_ node: Node, _ piece: Zone, _ id: Int) -> (Zone, Set<Int>) {
+        var times = node.session.times
+        guard id >= 0 else { return (node.zone, times) }
+        let fx = machine.transitions[id].action.effects
+        var zone = piece
+        zone.assign(.highestTime, from: .reference)
+        times.insert(Zone.Clock.highestTime.rawValue)
+        if fx.contains(.clearSession) {
+            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
+                zone.free(c)
+                times.remove(c.rawValue)
+            }
+        }
+        if fx.contains(.establish) {
+            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity, .highestTime] {
+                zone.assign(c, from: .eventTime)
+                times.insert(c.rawValue)
+            }
+        }
+        if fx.contains(.recordOnline) {
+            zone.assign(.lastOnline, from: .eventTime)
+            times.insert(Zone.Clock.lastOnline.rawValue)
+        }
+        if fx.contains(.recordActivity) {
+            zone.assign(.lastActivity, from: .reference)
+            times.insert(Zone.Clock.lastActivity.rawValue)
+        }
+        if fx.contains(.establish) && !fx.contains(.recordActivity) { zone = rebased(zone, on: .highestTime) }
+        zone.free(.eventTime)
+        return (zone, times)
+    }
+
     private mutating func step(
         _ i: Int, _ node: Node, _ piece: Zone, _ ages: [Zone.Clock: Int64], _ state: SessionState,
-        _ choice: EventChoice, _ time: Timestamp, _ timing: Timing
+        _ choice: EventChoice, _ time: Timestamp, _ timing: Timing, _ cache: inout [Int: Zone]
     ) {
         let event = self.event(choice, at: time, for: state)
         let outcome = policy.evaluate(state, event)
@@ -303,52 +341,30 @@ struct Explorer {
             from: i, to: -1, choice: choice, timing: timing, piece: piece, transition: id, decision: outcome.decision,
             reason: outcome.reason)
         if id >= 0 { taken.insert(id) }
-        // The symbolic successor, checked against the engine's.
-        var zone: Zone
-        var times = node.session.times
-        if id < 0 {
-            zone = node.zone
-        } else {
-            let fx = machine.transitions[id].action.effects
-            zone = piece
-            zone.assign(.highestTime, from: .reference)
-            times.insert(Zone.Clock.highestTime.rawValue)
-            if fx.contains(.clearSession) {
-                for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
-                    zone.free(c)
-                    times.remove(c.rawValue)
-                }
-            }
-            if fx.contains(.establish) {
-                for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity, .highestTime] {
-                    zone.assign(c, from: .eventTime)
-                    times.insert(c.rawValue)
-                }
-            }
-            if fx.contains(.recordOnline) {
-                zone.assign(.lastOnline, from: .eventTime)
-                times.insert(Zone.Clock.lastOnline.rawValue)
-            }
-            if fx.contains(.recordActivity) {
-                zone.assign(.lastActivity, from: .reference)
-                times.insert(Zone.Clock.lastActivity.rawValue)
-            }
-            if fx.contains(.establish) && !fx.contains(.recordActivity) { zone = rebased(zone, on: .highestTime) }
-            zone.free(.eventTime)
-        }
+        // The symbolic successor, checked against the engine's: the same for every choice of
+        // facts that takes this transition in this piece, so computed once.
         let next = outcome.state
         let nextKey = key(next)
-        if nextKey.times != times {
-            inconsistencies.append("transition \(id): the engine records times \(nextKey.times.sorted()), verify \(times.sorted())")
-        }
-        if let h = Explorer.highest(next) {
-            var nextAges: [Zone.Clock: Int64] = [:]
-            for (c, t) in Self.times(next) { nextAges[c] = h - t }
-            if !zone.contains(nextAges) {
-                inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
+        let zone: Zone
+        if let known = cache[id] {
+            zone = known
+        } else {
+            var (z, times) = successor(node, piece, id)
+            if nextKey.times != times {
+                inconsistencies.append(
+                    "transition \(id): the engine records times \(nextKey.times.sorted()), verify \(times.sorted())")
             }
+            if let h = Explorer.highest(next) {
+                var nextAges: [Zone.Clock: Int64] = [:]
+                for (c, t) in Self.times(next) { nextAges[c] = h - t }
+                if !z.contains(nextAges) {
+                    inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
+                }
+            }
+            z.extrapolate(bounds)
+            cache[id] = z
+            zone = z
         }
-        zone.extrapolate(bounds)
         let establishes = id >= 0 && machine.transitions[id].action.effects.contains(.establish)
         var cleared = node.cleared
         var enrollment = node.enrollmentChanged
@@ -378,7 +394,8 @@ struct Explorer {
             }
         }
         edge.to = insert(Node(session: nextKey, zone: zone, cleared: cleared, enrollmentChanged: enrollment), from: edge)
-        edges.append(edge)
+        links.insert(UInt64(edge.from) << 32 | UInt64(edge.to))
+        steps += 1
     }
 
     /// The zone with `clock` as its reference (every age less that clock's).
@@ -459,7 +476,7 @@ struct Explorer {
     func deadEnds() -> [Int] {
         var reaches = nodes.map { $0.session.state == .active || $0.session.state == .readOnly }
         var incoming = [[Int]](repeating: [], count: nodes.count)
-        for e in edges { incoming[e.to].append(e.from) }
+        for l in links { incoming[Int(l & 0xFFFF_FFFF)].append(Int(l >> 32)) }
         var work = reaches.indices.filter { reaches[$0] }
         while let n = work.popLast() {
             for m in incoming[n] where !reaches[m] {
@@ -595,7 +612,18 @@ struct Explorer {
                     }
                 }
             }
-            out[kind] = list
+            // An event missing a fact its kind requires is refused before any guard, whatever
+            // else it carries: one such event per missing fact is enough.
+            func missing(_ c: EventChoice) -> String? {
+                if required.contains("network") && c.network == nil { return "network" }
+                if required.contains("user") && c.user == .none { return "user" }
+                if required.contains("authMode") && c.authMode == nil { return "authMode" }
+                if required.contains("cause") && c.cause == nil { return "cause" }
+                if required.contains("appID") && c.appID == nil { return "appID" }
+                return nil
+            }
+            var refused: Set<String> = []
+            out[kind] = list.filter { c in missing(c).map { refused.insert($0).inserted } ?? true }
         }
         return out
     }

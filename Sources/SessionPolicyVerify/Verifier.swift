@@ -115,7 +115,7 @@ public enum Verifier {
                     location: $0.source.location)
             }
         return VerificationReport(
-            policy: m.name, states: explorer.nodes.count, steps: explorer.edges.count, exhaustive: exhaustive,
+            policy: m.name, states: explorer.nodes.count, steps: explorer.steps, exhaustive: exhaustive,
             properties: results, deadTransitions: dead, transitions: m.transitions.count,
             inconsistencies: Array(Set(explorer.inconsistencies)).sorted())
     }
