@@ -74,7 +74,7 @@ public enum Verifier {
     /// Explores `policy` and checks every built-in property. Pure: no clock, no I/O. A
     /// violation found before the state limit is real (a run of the engine); a property is
     /// proved only when the exploration ends below the limit.
-    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 5_000) -> VerificationReport {
+    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 20_000) -> VerificationReport {
         var explorer = Explorer(policy)
         let exhaustive = explorer.run(limit: stateLimit)
         let m = policy.machine

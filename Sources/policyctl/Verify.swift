@@ -28,7 +28,7 @@ struct Verify: ParsableCommand {
     var counterexamples: String?
 
     @Option(help: "Stop exploring a policy after this many abstract states (nothing is then proved).")
-    var stateLimit = 5_000
+    var stateLimit = 20_000
 
     @Flag(help: "List every dead transition (the human output counts them by lever).")
     var dead = false
