@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fails if `CompiledPolicy.evaluate` allocates: runs the `evaluate/` benchmarks (release build)
+# Fails if `CompiledPolicy.evaluate` allocates: runs the `evaluate/` and `evaluate-in-place/` benchmarks (release build)
 # and checks that every "Malloc (total)" percentile, p0 to p100, is 0. Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")"
 out=$(mktemp)
-swift package benchmark --no-progress --format markdown --filter 'evaluate/.*' --metric mallocCountTotal --scale | tee "$out"
+swift package benchmark --no-progress --format markdown --filter 'evaluate(-in-place)?/.*' --metric mallocCountTotal --scale | tee "$out"
 python3 - "$out" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
