@@ -93,8 +93,6 @@ struct Explorer {
 
     /// The largest constant a guard compares each age with, in milliseconds, by clock (`Zone.extrapolate`).
     let bounds: [Int64]
-    /// The thresholds, in milliseconds, each age is split at: `age > θ` holds or not.
-    let thresholds: [Zone.Clock: [Int64]]
     /// The highest failure count the guards tell apart; counts above are the same.
     let failureCap: Int
     /// The event facts varied for each kind.
@@ -141,7 +139,7 @@ struct Explorer {
                 }
             }
         }
-        // The properties' own limits are thresholds too, so each piece decides them.
+        // The properties' own limits count too: widening must keep every comparison they make.
         let p = policy.policy
         for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
             for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
@@ -150,7 +148,6 @@ struct Explorer {
         }
         var t = limits.mapValues { $0.filter { $0 >= 0 }.sorted() }
         t[.eventTime] = tolerances.sorted()
-        thresholds = t
         bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
         failureCap = counts.max() ?? 1
         choices = Self.eventChoices(m)
