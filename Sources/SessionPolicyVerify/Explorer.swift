@@ -450,22 +450,12 @@ struct Explorer {
         if edge.timing == .rolledBack, let d = outcome.decision {
             var atNow = event
             atNow.time = Timestamp(millisecondsSinceEpoch: Self.now)
-            if let truth = policy.evaluate(state, atNow).decision, Self.rank(d) > Self.rank(truth) {
+            if let truth = policy.evaluate(state, atNow).decision, d.permissiveness > truth.permissiveness {
                 fail(
                     .clockRollback,
                     "an event dated before the highest time seen gets `\(d.rawValue)`, the same event at that time `\(truth.rawValue)`",
                     expected: truth)
             }
-        }
-    }
-
-    /// How permissive a decision is: `allow` > `require_biometric` > `idp_login` > `wipe`.
-    static func rank(_ d: Decision) -> Int {
-        switch d {
-        case .allow: 3
-        case .requireBiometric: 2
-        case .idpLogin: 1
-        case .wipe: 0
         }
     }
 

@@ -58,10 +58,10 @@ struct CoverageTests {
         ("cross-app-device-sso", (6, 26), (9, 41), (10, 365)),
         ("i360-marketsharp", (13, 27), (20, 57), (25, 459)),
         ("i360-salesforce", (7, 22), (12, 38), (13, 346)),
-        ("kobil-offline-token", (19, 24), (26, 39), (47, 355)),
+        ("kobil-offline-token", (19, 24), (27, 39), (48, 355)),
         ("kobil-signed-jwt", (2, 24), (4, 39), (4, 355)),
         ("kobil-signed-jwt-hardware", (4, 26), (4, 40), (4, 364)),
-        ("spendiq", (7, 26), (13, 40), (19, 364)),
+        ("spendiq", (9, 26), (14, 40), (21, 364)),
     ]
 
     @Test("the shipped suite's lever, guard and transition figures", arguments: shipped.indices)
@@ -130,13 +130,13 @@ struct CoverageTests {
             (CoverageUnit.lever, false), (.guard, true), (.transition, true),
         ])
     func thresholdUnit(_ unit: CoverageUnit, below: Bool) {
-        // The shipped suite: 33.1% of levers, 29.9% of guards, 4.6% of transitions.
-        let report = CoverageReport(results: Self.results, policies: Self.compiled, threshold: 30, thresholdUnit: unit)
+        // The shipped suite: 34.2% of levers, 30.6% of guards, 4.7% of transitions.
+        let report = CoverageReport(results: Self.results, policies: Self.compiled, threshold: 32, thresholdUnit: unit)
         #expect(report.belowThreshold == below)
         #expect(report.thresholdLine?.hasPrefix("\(unit) coverage ") == true)
-        #expect(report.thresholdLine?.contains(below ? "is below the threshold of 30%" : "meets the threshold of 30%") == true)
+        #expect(report.thresholdLine?.contains(below ? "is below the threshold of 32%" : "meets the threshold of 32%") == true)
         #expect(CheckReport(results: Self.results, policies: Self.compiled).succeeded(coverage: report) == !below)
-        #expect(CoverageReport(results: Self.results, policies: Self.compiled, threshold: 30).thresholdUnit == .lever)
+        #expect(CoverageReport(results: Self.results, policies: Self.compiled, threshold: 32).thresholdUnit == .lever)
     }
 
     @Test("a transition every scenario file takes is covered; one no scenario reaches is missed")

@@ -52,4 +52,29 @@ struct VerifierTests {
         #expect(report.properties.allSatisfy { $0.status != .proved })
         #expect(report.deadTransitions.isEmpty)
     }
+
+    @Test("a clock check placed before the single-user check is caught: another user's rolled-back launch escapes its wipe")
+    func clockCheckFirst() throws {
+        let policy = try Fixtures.policy("i360-salesforce")
+        // The fault this check once had: the clock check first in every login attempt.
+        let machine = policy.machine.replacingTransitions { list in
+            let clock = list.filter { if case .clockRolledBack = $0.guard { true } else { false } }
+            list.removeAll { if case .clockRolledBack = $0.guard { true } else { false } }
+            for t in clock.reversed() {
+                let first = list.firstIndex { $0.from == t.from && $0.event == t.event && $0.guard != .deviceCompromised }
+                list.insert(t, at: first ?? list.endIndex)
+            }
+        }
+        let report = Verifier.verify(CompiledPolicy(policy.validated, machine: machine), stateLimit: 300)
+        let result = try #require(report.properties.first { $0.id == "clock-rollback" })
+        #expect(result.status == .violated)
+        let c = try #require(result.counterexample)
+        #expect(c.concrete && c.expected == .wipe)
+        #expect(c.steps.last?.decision == .idpLogin && c.steps.last?.reason == .clockRollback)
+        // The counterexample is a run of the mutated machine, and the true engine wipes.
+        var state = SessionState()
+        for step in c.steps.dropLast() { state = policy.evaluate(state, step.event).state }
+        let last = try #require(c.steps.last)
+        #expect(policy.evaluate(state, last.event).decision == .wipe)
+    }
 }

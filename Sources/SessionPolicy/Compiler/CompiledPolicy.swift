@@ -14,6 +14,13 @@ public struct CompiledPolicy: Sendable {
         self.machine = Compiler(validated).build()
     }
 
+    /// A policy with a machine other than its compiler's: for tests that seed faults
+    /// (`StateMachine.replacingTransitions`).
+    package init(_ validated: ValidatedPolicy, machine: StateMachine) {
+        self.validated = validated
+        self.machine = machine
+    }
+
     /// Validates and compiles a policy built in code. Throws the validator's errors for a policy
     /// that cannot be right (for example `read_only` as `session.on_expired`, which would fail
     /// open), so a policy built in code gets the same checks as one read from a file.

@@ -80,9 +80,8 @@ struct Compiler {
     }
 
     /// The device checks, the first transitions of every device event in every state (README
-    /// "Device checks"; server signals have none): integrity, then binding. A login attempt checks
-    /// the clock between the two (its chain adds binding itself), and an IdP login turns binding
-    /// into a switch (`addIdP`). This is the only place that adds them.
+    /// "Device checks"; server signals have none): integrity, then binding. An IdP login turns
+    /// binding into a switch (`addIdP`). This is the only place that adds them.
     private mutating func addDeviceChecks() {
         let p = policy
         for event in EventKind.allCases where !event.isServerSignal {
@@ -90,8 +89,7 @@ struct Compiler {
                 add(
                     [state], [event], .deviceCompromised, react(p.device.compromised, .deviceCompromised, from: state),
                     source("device.compromised"))
-                guard p.device.bindSession, state.hasSession, event != .idpLoginSucceeded, !Self.isLoginAttempt(event, in: state)
-                else { continue }
+                guard p.device.bindSession, state.hasSession, event != .idpLoginSucceeded else { continue }
                 add([state], [event], .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
             }
         }
@@ -168,12 +166,8 @@ struct Compiler {
     private mutating func addAttemptChain(_ states: [MachineState], _ events: [EventKind], biometricDone: Bool) {
         let p = policy
         for state in states {
-            add(
-                [state], events, .clockRolledBack(tolerance: p.device.clockTolerance),
-                react(p.device.clockRollback, .clockRollback, from: state), source("device.clock_rollback", "device.clock_tolerance"))
-            if p.device.bindSession {
-                add([state], events, .differentDevice, react(.wipe, .deviceMismatch, from: state), source("device.bind_session"))
-            }
+            let start = transitions.count
+            defer { addClockCheck(state, events, after: start) }
             if p.device.singleUser {
                 add([state], events, .differentUser, react(.wipe, .differentUser, from: state), source("device.single_user"))
             }
@@ -223,6 +217,29 @@ struct Compiler {
                     Action(decision: .requireBiometric, reason: .withinLimits, target: .state(.awaitingBiometric), namesScope: true),
                     source("auth_modes.offline"))
             }
+        }
+    }
+
+    /// Places the clock check of a login attempt just before the first check of its chain (from
+    /// `start` on) that would decide more permissively than the `clock_rollback` reaction, so a
+    /// rolled-back attempt gets the stricter of the two: that reaction, or what the same attempt
+    /// gets at the highest time seen (the checks before it measure time from there, README "Order
+    /// of evaluation"). Another user's rolled-back launch is thus still wiped as another user's.
+    private mutating func addClockCheck(_ state: MachineState, _ events: [EventKind], after start: Int) {
+        let p = policy
+        let reaction = react(p.device.clockRollback, .clockRollback, from: state)
+        let strictness = reaction.decision?.permissiveness ?? Decision.allow.permissiveness
+        for event in events {
+            let index =
+                transitions[start...].firstIndex {
+                    $0.from == state && $0.event == event
+                        && ($0.action.decision?.permissiveness ?? Decision.allow.permissiveness) > strictness
+                } ?? transitions.endIndex
+            transitions.insert(
+                Transition(
+                    id: 0, from: state, event: event, guard: .clockRolledBack(tolerance: p.device.clockTolerance), action: reaction,
+                    source: source("device.clock_rollback", "device.clock_tolerance")),
+                at: index)
         }
     }
 

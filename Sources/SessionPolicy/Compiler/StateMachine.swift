@@ -192,3 +192,16 @@ extension EventKind {
         }
     }
 }
+
+extension StateMachine {
+    /// The same machine with `change` applied to its transitions (regrouped and renumbered as
+    /// the compiler's are): how tests seed a fault the language itself forbids, to show that
+    /// `policyctl verify` and the scenarios catch it.
+    package func replacingTransitions(_ change: (inout [Transition]) -> Void) -> StateMachine {
+        var list = transitions
+        change(&list)
+        return StateMachine(
+            name: name, description: description, unordered: list, rules: rules, attributes: attributes, trustedApps: trustedApps,
+            revealsDetectionRefusal: revealsDetectionRefusal, scopes: scopes, sources: sources)
+    }
+}

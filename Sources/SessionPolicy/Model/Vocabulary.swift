@@ -8,6 +8,17 @@ public enum Decision: String, PolicyKeyword {
     case idpLogin = "idp_login"
     /// Delete stored credentials and local user data, then full login.
     case wipe
+
+    /// How much a decision lets the user do: `allow` 3 > `require_biometric` 2 > `idp_login` 1 >
+    /// `wipe` 0. The clock check's place in a login attempt and verify's `clock-rollback` use it.
+    package var permissiveness: Int {
+        switch self {
+        case .allow: 3
+        case .requireBiometric: 2
+        case .idpLogin: 1
+        case .wipe: 0
+        }
+    }
 }
 
 /// How the user authenticated at the last IdP login, which decides how the stored
