@@ -29,9 +29,15 @@ struct Explorer {
         var biometricLocked: Bool
         var hasUser: Bool
         var hasDevice: Bool
-        var failures: [Int]
-        /// Which of the four times are recorded (`Zone.Clock` raw values 1...4).
-        var times: Set<Int>
+        /// Biometric, offline-login and IdP-login failures, capped.
+        var failures: SIMD4<Int32>
+        /// Which of the four times are recorded: bit `Zone.Clock.rawValue` (1...4).
+        var times: UInt8
+
+        func has(_ c: Zone.Clock) -> Bool { times & (1 << c.rawValue) != 0 }
+        /// The recorded clocks, in clock order.
+        var clocks: [Zone.Clock] { Self.clocks(times) }
+        static func clocks(_ mask: UInt8) -> [Zone.Clock] { Zone.Clock.allCases.filter { mask & (1 << $0.rawValue) != 0 } }
     }
 
     /// How an event relates to the session: the same user or device, another, or none named.
@@ -95,8 +101,10 @@ struct Explorer {
     let bounds: [Int64]
     /// The highest failure count the guards tell apart; counts above are the same.
     let failureCap: Int
-    /// The event facts varied for each kind.
-    let choices: [EventKind: [EventChoice]]
+    /// The event facts varied for each (state, event) group:
+    /// those its guards read, those a session is established from, the network (the
+    /// properties read it), and each required fact absent once.
+    let choices: [MachineState: [EventKind: [EventChoice]]]
 
     /// The time every exploring evaluation takes as `now`: far enough from the epoch that any
     /// age fits (ages are at most a few times the largest constant, itself at most 36,600 days).
@@ -150,7 +158,11 @@ struct Explorer {
         t[.eventTime] = tolerances.sorted()
         bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
         failureCap = counts.max() ?? 1
-        choices = Self.eventChoices(m)
+        var choices: [MachineState: [EventKind: [EventChoice]]] = [:]
+        for state in MachineState.allCases {
+            for kind in EventKind.allCases { choices[state, default: [:]][kind] = Self.eventChoices(m, state, kind) }
+        }
+        self.choices = choices
     }
 
     /// The (fact, constant) pairs of every numeric comparison in a condition.
@@ -201,9 +213,51 @@ struct Explorer {
         return nodes.count - 1
     }
 
+    /// A class of steps: from sessions with one discrete part, an event kind at one timing, in
+    /// one piece of the zone (`atoms`: the answer to each comparison the group's guards make).
+    /// Every step of a class takes the same transitions with the same facts, wherever the zone.
+    struct ClassKey: Hashable {
+        var discrete: Discrete
+        var kind: EventKind
+        var timing: Timing
+        var atoms: [Bool]
+    }
+
+    /// The choices of facts of a class that end alike: one transition, one next discrete part.
+    struct Group {
+        /// The first choice that ends so: the one the step and its counterexample use.
+        var choice: EventChoice
+        var transition: Int
+        var decision: Decision?
+        var reason: Reason
+        var next: SessionKey
+        var cleared: Bool
+        var enrollmentChanged: Bool
+        /// The choices whose outcome the properties examine (`allow`, `require_biometric`, or a
+        /// clock set back).
+        var examined: [EventChoice]
+    }
+
+    /// A property broken in a class, by one of its choices.
+    struct Failure {
+        var property: BuiltInProperty
+        var detail: String
+        var expected: Decision?
+        var group: Int
+        var choice: EventChoice
+    }
+
+    /// What each class does, found once by evaluating every choice of facts.
+    private var classes: [ClassKey: [Group]] = [:]
+    /// The properties broken in each class cut further at the properties' limits.
+    private var broken: [ClassKey: [Failure]] = [:]
+    /// Calls of `CompiledPolicy.evaluate` made while exploring.
+    private(set) var evaluations = 0
+
     private mutating func expand(_ i: Int) {
         let node = nodes[i]
-        let set = node.session.times.compactMap { Zone.Clock(rawValue: $0) }.sorted { $0.rawValue < $1.rawValue }
+        let discrete = Discrete(session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged)
+        let set = node.session.clocks
         for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
             var z = node.zone
             switch timing {
@@ -221,23 +275,66 @@ struct Explorer {
                 // Cut only where a guard of this (state, event) group looks: the fewer the cuts,
                 // the larger the successor zones and the fewer of them.
                 let atoms = self.atoms(node.session, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
-                for piece in pieces(z, atoms) {
+                for (piece, answers) in pieces(z, atoms) {
                     let ages = piece.point(set + [.eventTime])
                     let state = concrete(node.session, ages)
                     let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
-                    var cache: [Int: Zone] = [:]
-                    for choice in choices[kind] ?? [] {
-                        step(i, node, piece, ages, state, choice, time, timing, &cache)
+                    let key = ClassKey(discrete: discrete, kind: kind, timing: timing, atoms: answers)
+                    let groups = classes[key] ?? classify(node, state, time, kind, timing, key)
+                    for (g, group) in groups.enumerated() {
+                        follow(i, node, piece, ages, state, time, timing, group)
+                        if !group.examined.isEmpty { examine(i, node, piece, set, key, g, group, groups) }
                     }
                 }
             }
         }
     }
 
+    /// Evaluates every choice of facts of a class at one point of it, and groups them by how they end.
+    private mutating func classify(
+        _ node: Node, _ state: SessionState, _ time: Timestamp, _ kind: EventKind, _ timing: Timing, _ key: ClassKey
+    ) -> [Group] {
+        var groups: [Group] = []
+        for choice in choices[state.state]?[kind] ?? [] {
+            let outcome = policy.evaluate(state, event(choice, at: time, for: state))
+            evaluations += 1
+            let id = outcome.transition
+            let next = self.key(outcome.state)
+            var cleared = node.cleared
+            var enrollment = node.enrollmentChanged
+            if id >= 0 {
+                let fx = machine.transitions[id].action.effects
+                if fx.contains(.establish) {
+                    // A login that switches the session wipes the old one and establishes the new.
+                    cleared = false
+                    enrollment = false
+                } else if outcome.decision == .wipe || fx.contains(.clearSession) || kind == .tokensRevoked
+                    || kind == .accountDeactivated
+                {
+                    cleared = true
+                }
+                if kind == .biometricEnrollmentChanged { enrollment = true }
+            }
+            let examined = outcome.decision == .allow || outcome.decision == .requireBiometric || timing == .rolledBack
+            if let g = groups.firstIndex(where: {
+                $0.transition == id && $0.next == next && $0.cleared == cleared && $0.enrollmentChanged == enrollment
+            }) {
+                if examined { groups[g].examined.append(choice) }
+            } else {
+                groups.append(
+                    Group(
+                        choice: choice, transition: id, decision: outcome.decision, reason: outcome.reason, next: next,
+                        cleared: cleared, enrollmentChanged: enrollment, examined: examined ? [choice] : []))
+            }
+        }
+        classes[key] = groups
+        return groups
+    }
+
     /// The comparisons of an age with a constant that the guards of `kind` in the session's
     /// state make, as (clock, θ) for `age > θ`.
     func atoms(_ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {
-        func has(_ c: Zone.Clock) -> Bool { k.times.contains(c.rawValue) }
+        func has(_ c: Zone.Clock) -> Bool { k.has(c) }
         func since(_ c: Zone.Clock) -> Zone.Clock? { has(c) ? c : has(.lastIdPLogin) ? .lastIdPLogin : nil }
         var out: [(Zone.Clock, Int64)] = []
         func add(_ g: Guard, cleared: Bool) {
@@ -271,22 +368,22 @@ struct Explorer {
         let p = policy.policy
         var out: [(Zone.Clock, Int64)] = []
         for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
-            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] where k.times.contains(c.rawValue) {
+            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] where k.has(c) {
                 out.append((c, limit.seconds * 1000))
             }
         }
         return out
     }
 
-    /// `zone` cut at every atom: in each piece, every `age > θ` has one answer.
-    func pieces(_ zone: Zone, _ atoms: [(Zone.Clock, Int64)]) -> [Zone] {
-        var out = [zone]
+    /// `zone` cut at every atom: in each piece, every `age > θ` has one answer, listed in atom order.
+    func pieces(_ zone: Zone, _ atoms: [(Zone.Clock, Int64)]) -> [(Zone, [Bool])] {
+        var out = [(zone, [Bool]())]
         for (c, theta) in atoms {
-            var next: [Zone] = []
-            for z in out {
+            var next: [(Zone, [Bool])] = []
+            for (z, answers) in out {
                 let (above, notAbove) = z.split(c, above: theta)
-                if let a = above { next.append(a) }
-                if let b = notAbove { next.append(b) }
+                if let a = above { next.append((a, answers + [true])) }
+                if let b = notAbove { next.append((b, answers + [false])) }
             }
             out = next
         }
@@ -295,104 +392,114 @@ struct Explorer {
 
     /// The zone and recorded times after transition `id` (-1: the event was refused) from
     /// `piece`, by the transition's effects (README, "How a decision is made").
-    func successor(_ node: Node, _ piece: Zone, _ id: Int) -> (Zone, Set<Int>) {
+    func successor(_ node: Node, _ piece: Zone, _ id: Int) -> (Zone, UInt8) {
         var times = node.session.times
         guard id >= 0 else { return (node.zone, times) }
         let fx = machine.transitions[id].action.effects
         var zone = piece
         zone.assign(.highestTime, from: .reference)
-        times.insert(Zone.Clock.highestTime.rawValue)
+        times |= 1 << Zone.Clock.highestTime.rawValue
         if fx.contains(.clearSession) {
             for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
                 zone.free(c)
-                times.remove(c.rawValue)
+                times &= ~(1 << c.rawValue)
             }
         }
         if fx.contains(.establish) {
             for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity, .highestTime] {
                 zone.assign(c, from: .eventTime)
-                times.insert(c.rawValue)
+                times |= 1 << c.rawValue
             }
         }
         if fx.contains(.recordOnline) {
             zone.assign(.lastOnline, from: .eventTime)
-            times.insert(Zone.Clock.lastOnline.rawValue)
+            times |= 1 << Zone.Clock.lastOnline.rawValue
         }
         if fx.contains(.recordActivity) {
             zone.assign(.lastActivity, from: .reference)
-            times.insert(Zone.Clock.lastActivity.rawValue)
+            times |= 1 << Zone.Clock.lastActivity.rawValue
         }
         if fx.contains(.establish) && !fx.contains(.recordActivity) { zone = rebased(zone, on: .highestTime) }
         zone.free(.eventTime)
         return (zone, times)
     }
 
-    private mutating func step(
-        _ i: Int, _ node: Node, _ piece: Zone, _ ages: [Zone.Clock: Int64], _ state: SessionState,
-        _ choice: EventChoice, _ time: Timestamp, _ timing: Timing, _ cache: inout [Int: Zone]
+    /// Follows one group of a class from node `i` in `piece`: the engine decides the group's
+    /// choice at this piece's point (checked to take the class's transition), the symbolic
+    /// successor is checked against the engine's next state, and the next node is inserted.
+    private mutating func follow(
+        _ i: Int, _ node: Node, _ piece: Zone, _ ages: Ages, _ state: SessionState, _ time: Timestamp,
+        _ timing: Timing, _ group: Group
     ) {
-        let event = self.event(choice, at: time, for: state)
-        let outcome = policy.evaluate(state, event)
-        let id = outcome.transition
-        var edge = Edge(
-            from: i, to: -1, choice: choice, timing: timing, piece: piece, transition: id, decision: outcome.decision,
-            reason: outcome.reason)
+        let outcome = policy.evaluate(state, event(group.choice, at: time, for: state))
+        evaluations += 1
+        let id = group.transition
+        if outcome.transition != id || key(outcome.state) != group.next {
+            inconsistencies.append("transition \(id): a class ends otherwise in another zone")
+        }
+        let edge = Edge(
+            from: i, to: -1, choice: group.choice, timing: timing, piece: piece, transition: id, decision: group.decision,
+            reason: group.reason)
         if id >= 0 { taken.insert(id) }
-        // The symbolic successor, checked against the engine's: the same for every choice of
-        // facts that takes this transition in this piece, so computed once.
-        let next = outcome.state
-        let nextKey = key(next)
-        let zone: Zone
-        if let known = cache[id] {
-            zone = known
-        } else {
-            var (z, times) = successor(node, piece, id)
-            if nextKey.times != times {
-                inconsistencies.append(
-                    "transition \(id): the engine records times \(nextKey.times.sorted()), verify \(times.sorted())")
-            }
-            if let h = Explorer.highest(next) {
-                var nextAges: [Zone.Clock: Int64] = [:]
-                for (c, t) in Self.times(next) { nextAges[c] = h - t }
-                if !z.contains(nextAges) {
-                    inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
-                }
-            }
-            z.extrapolate(bounds)
-            cache[id] = z
-            zone = z
+        var (zone, times) = successor(node, piece, id)
+        if group.next.times != times {
+            inconsistencies.append("transition \(id): the engine records times \(group.next.clocks), verify \(SessionKey.clocks(times))")
         }
-        let establishes = id >= 0 && machine.transitions[id].action.effects.contains(.establish)
-        var cleared = node.cleared
-        var enrollment = node.enrollmentChanged
-        if id >= 0 {
-            let fx = machine.transitions[id].action.effects
-            if establishes {
-                // A login that switches the session wipes the old one and establishes the new.
-                cleared = false
-                enrollment = false
-            } else if outcome.decision == .wipe || fx.contains(.clearSession) || choice.kind == .tokensRevoked
-                || choice.kind == .accountDeactivated
-            {
-                cleared = true
-            }
-            if choice.kind == .biometricEnrollmentChanged { enrollment = true }
-        }
-        if outcome.decision == .allow || outcome.decision == .requireBiometric || timing == .rolledBack {
-            // The properties compare ages with the policy's limits: check each class apart.
-            for sub in pieces(piece, propertyAtoms(node.session)) {
-                let a = sub.point(Array(ages.keys))
-                let s = concrete(node.session, a)
-                var e = event
-                e.time = Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0))
-                let o = policy.evaluate(s, e)
-                if o.transition != id { inconsistencies.append("transition \(id): another transition decides inside its class") }
-                check(node, a, s, e, o, establishes: establishes, &edge)
+        if let h = Explorer.highest(outcome.state) {
+            var nextAges = Ages()
+            for (c, t) in Self.times(outcome.state) { nextAges[c] = h - t }
+            if !zone.contains(nextAges) {
+                inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
             }
         }
-        edge.to = insert(Node(session: nextKey, zone: zone, cleared: cleared, enrollmentChanged: enrollment), from: edge)
-        links.insert(UInt64(edge.from) << 32 | UInt64(edge.to))
+        zone.extrapolate(bounds)
+        let to = insert(
+            Node(session: group.next, zone: zone, cleared: group.cleared, enrollmentChanged: group.enrollmentChanged),
+            from: edge)
+        links.insert(UInt64(i) << 32 | UInt64(to))
         steps += 1
+    }
+
+    /// Checks the properties on a group's examined choices, in each part of `piece` cut at the
+    /// policy's limits (found once per class and part); records the first violation of each.
+    private mutating func examine(
+        _ i: Int, _ node: Node, _ piece: Zone, _ set: [Zone.Clock], _ key: ClassKey, _ g: Int, _ group: Group, _ groups: [Group]
+    ) {
+        for (sub, answers) in pieces(piece, propertyAtoms(node.session)) {
+            var k = key
+            k.atoms += answers
+            let found: [Failure]
+            if let known = broken[k] {
+                found = known
+            } else {
+                let ages = sub.point(set + [.eventTime])
+                let state = concrete(node.session, ages)
+                let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
+                var list: [Failure] = []
+                for (gi, other) in groups.enumerated() {
+                    for choice in other.examined {
+                        let e = event(choice, at: time, for: state)
+                        let o = policy.evaluate(state, e)
+                        evaluations += 1
+                        if o.transition != other.transition {
+                            inconsistencies.append("transition \(other.transition): another transition decides inside its class")
+                        }
+                        let establishes = o.transition >= 0 && machine.transitions[o.transition].action.effects.contains(.establish)
+                        for f in check(node, ages, state, e, o, establishes: establishes, timing: key.timing) {
+                            list.append(Failure(property: f.0, detail: f.1, expected: f.2, group: gi, choice: choice))
+                        }
+                    }
+                }
+                broken[k] = list
+                found = list
+            }
+            for f in found where f.group == g && violations[f.property] == nil {
+                let edge = Edge(
+                    from: i, to: -1, choice: f.choice, timing: key.timing, piece: sub, transition: group.transition,
+                    decision: group.decision, reason: group.reason)
+                violations[f.property] = Violation(property: f.property, edge: edge, detail: f.detail, expected: f.expected)
+            }
+        }
     }
 
     /// The zone with `clock` as its reference (every age less that clock's).
@@ -410,16 +517,16 @@ struct Explorer {
 
     // MARK: - Properties
 
-    private mutating func check(
-        _ node: Node, _ ages: [Zone.Clock: Int64], _ state: SessionState, _ event: Event, _ outcome: Outcome,
-        establishes: Bool, _ edge: inout Edge
-    ) {
-        func fail(_ p: BuiltInProperty, _ detail: String, expected: Decision? = .idpLogin) {
-            if violations[p] == nil { violations[p] = Violation(property: p, edge: edge, detail: detail, expected: expected) }
-        }
+    /// The properties `outcome` breaks, as (property, what went wrong, the decision it should have had).
+    private func check(
+        _ node: Node, _ ages: Ages, _ state: SessionState, _ event: Event, _ outcome: Outcome,
+        establishes: Bool, timing: Timing
+    ) -> [(BuiltInProperty, String, Decision?)] {
+        var out: [(BuiltInProperty, String, Decision?)] = []
+        func fail(_ p: BuiltInProperty, _ detail: String, expected: Decision? = .idpLogin) { out.append((p, detail, expected)) }
         let p = policy.policy
         let offline = event.network != .online
-        let age: (Zone.Clock) -> Int64? = { node.session.times.contains($0.rawValue) ? ages[$0] : nil }
+        let age: (Zone.Clock) -> Int64? = { node.session.has($0) ? ages[$0] : nil }
         if outcome.decision == .allow && !establishes {
             if let max = p.session.max, (age(.lastIdPLogin) ?? .max) > max.seconds * 1000 {
                 fail(.sessionMax, "`allow` more than \(max) after the last IdP login")
@@ -447,7 +554,7 @@ struct Explorer {
         if outcome.transition < 0 && outcome.reason != .invalidEvent {
             fail(.total, "no transition decided `\(event.kind.rawValue)` in `\(state.state.rawValue)`", expected: nil)
         }
-        if edge.timing == .rolledBack, let d = outcome.decision {
+        if timing == .rolledBack, let d = outcome.decision {
             var atNow = event
             atNow.time = Timestamp(millisecondsSinceEpoch: Self.now)
             if let truth = policy.evaluate(state, atNow).decision, d.permissiveness > truth.permissiveness {
@@ -457,6 +564,7 @@ struct Explorer {
                     expected: truth)
             }
         }
+        return out
     }
 
     /// `no-dead-end`: the nodes from which no path leads to a usable session (`active` or `read_only`).
@@ -481,8 +589,11 @@ struct Explorer {
         SessionKey(
             state: s.state, authMode: s.authMode, readOnly: s.readOnly, biometricLocked: s.biometricLocked,
             hasUser: s.user != nil, hasDevice: s.device != nil,
-            failures: [s.failures.biometric, s.failures.offlineLogin, s.failures.idpLogin].map { min($0, failureCap) },
-            times: Set(Self.times(s).map { $0.0.rawValue }))
+            failures: SIMD4(
+                Int32(min(s.failures.biometric, failureCap)), Int32(min(s.failures.offlineLogin, failureCap)),
+                Int32(min(s.failures.idpLogin, failureCap)), 0),
+            times: (s.lastIdPLogin == nil ? 0 : 1 << 1) | (s.lastOnline == nil ? 0 : 1 << 2) | (s.lastActivity == nil ? 0 : 1 << 3)
+                | (s.highestTime == nil ? 0 : 1 << 4))
     }
 
     static func times(_ s: SessionState) -> [(Zone.Clock, Int64)] {
@@ -502,7 +613,7 @@ struct Explorer {
     static let otherDevice = "device-2"
 
     /// A session with the key's discrete part and the ages as its times (relative to `now`).
-    func concrete(_ k: SessionKey, _ ages: [Zone.Clock: Int64]) -> SessionState {
+    func concrete(_ k: SessionKey, _ ages: Ages) -> SessionState {
         var s = SessionState()
         s.state = k.state
         s.authMode = k.authMode
@@ -510,9 +621,9 @@ struct Explorer {
         s.biometricLocked = k.biometricLocked
         s.user = k.hasUser ? Self.sessionUser : nil
         s.device = k.hasDevice ? Self.sessionDevice : nil
-        s.failures = .init(biometric: k.failures[0], offlineLogin: k.failures[1], idpLogin: k.failures[2])
+        s.failures = .init(biometric: Int(k.failures[0]), offlineLogin: Int(k.failures[1]), idpLogin: Int(k.failures[2]))
         func at(_ c: Zone.Clock) -> Timestamp? {
-            k.times.contains(c.rawValue) ? Timestamp(millisecondsSinceEpoch: Self.now - (ages[c] ?? 0)) : nil
+            k.has(c) ? Timestamp(millisecondsSinceEpoch: Self.now - (ages[c] ?? 0)) : nil
         }
         s.lastIdPLogin = at(.lastIdPLogin)
         s.lastOnline = at(.lastOnline)
@@ -540,21 +651,21 @@ struct Explorer {
         return e
     }
 
-    /// The facts varied for each event kind: those a guard of that kind reads, those a session
+    /// The facts varied for `kind` in `state`: those a guard of that group reads, those a session
     /// is established from, and those the kind requires (each also absent, which the engine refuses).
-    static func eventChoices(_ m: StateMachine) -> [EventKind: [EventChoice]] {
-        var out: [EventKind: [EventChoice]] = [:]
-        for kind in EventKind.allCases {
+    /// A fact no guard of the group reads cannot change which transition decides.
+    static func eventChoices(_ m: StateMachine, _ state: MachineState, _ kind: EventKind) -> [EventChoice] {
+        do {
             var reads: Set<String> = ["network"]
             var attributes: [String: [String?]] = [:]
-            for t in m.transitions where t.event == kind {
+            for t in m.transitions(from: state, on: kind) {
                 reads.formUnion(Self.reads(t.guard, m, &attributes))
                 if t.action.effects.contains(.establish) { reads.formUnion(["user", "device", "authMode"]) }
             }
             let required = Set(kind.requiredFacts.facts.map { "\($0)" })
             reads.formUnion(required)
             func values<T>(_ fact: String, _ all: [T]) -> [T?] { reads.contains(fact) ? [nil] + all.map { $0 } : [nil] }
-            let networks: [Network?] = reads.contains("network") ? [.online, .offline, nil] : [.offline]
+            let networks: [Network?] = [.online, .offline, nil]
             let users: [Relation] = reads.contains("user") ? [.none, .same, .other] : [.none]
             let devices: [Relation] = reads.contains("device") ? [.none, .same, .other] : [.same]
             let keystores: [Keystore?] = reads.contains("keystore") ? [.hardware, .software, nil] : [.hardware]
@@ -610,9 +721,8 @@ struct Explorer {
                 return nil
             }
             var refused: Set<String> = []
-            out[kind] = list.filter { c in missing(c).map { refused.insert($0).inserted } ?? true }
+            return list.filter { c in missing(c).map { refused.insert($0).inserted } ?? true }
         }
-        return out
     }
 
     /// The event facts a guard reads; attribute candidates (the boundaries of the rules'

@@ -1,3 +1,4 @@
+import Foundation
 public import SessionPolicy
 
 /// What `policyctl verify` found for one policy.

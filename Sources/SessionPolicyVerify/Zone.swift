@@ -48,12 +48,34 @@ struct Zone: Hashable, Sendable {
         }
     }
 
-    /// The zone with `c_i - c_j <= c` added, closed; nil when that leaves nothing.
+    /// The zone with `c_i - c_j <= c` added, closed; nil when that leaves nothing. The zone is
+    /// closed already, so only the paths through the new bound can shorten (O(n²), not O(n³)).
     func constrained(_ i: Clock, _ j: Clock, _ c: Int64) -> Zone? {
         var z = self
-        if c < z[i, j] { z[i, j] = c }
-        z.close()
+        guard z.tighten(i.rawValue, j.rawValue, c) else { return z }
         return z.isEmpty ? nil : z
+    }
+
+    /// Adds `c_i - c_j <= c` to a closed zone and closes it again; false when it was implied.
+    private mutating func tighten(_ i: Int, _ j: Int, _ c: Int64) -> Bool {
+        let n = Self.size
+        guard c < bounds[i * n + j] else { return false }
+        if c + bounds[j * n + i] < 0 {
+            bounds[i * n + i] = -1  // empty
+            return true
+        }
+        bounds[i * n + j] = c
+        for x in 0..<n {
+            let xi = bounds[x * n + i]
+            if xi >= Self.infinity { continue }
+            for y in 0..<n {
+                let jy = bounds[j * n + y]
+                if jy >= Self.infinity { continue }
+                let through = xi + c + jy
+                if through < bounds[x * n + y] { bounds[x * n + y] = through }
+            }
+        }
+        return true
     }
 
     /// The zone split by `age(clock) > threshold`: the part where it holds, the part where it does not.
@@ -113,25 +135,28 @@ struct Zone: Hashable, Sendable {
 
     /// One valuation of `clocks` in the zone: each in turn at its smallest age (never below
     /// 0), the others tightened to stay consistent with it.
-    func point(_ clocks: [Clock]) -> [Clock: Int64] {
+    func point(_ clocks: [Clock]) -> Ages {
         var z = self
-        var values: [Clock: Int64] = [:]
+        var values = Ages()
         for c in clocks {
             let value = max(-z[.reference, c], 0)
-            z[c, .reference] = min(z[c, .reference], value)
-            z[.reference, c] = min(z[.reference, c], -value)
-            z.close()
+            _ = z.tighten(c.rawValue, 0, value)
+            _ = z.tighten(0, c.rawValue, -value)
             values[c] = value
         }
         return values
     }
 
     /// Whether `ages` (a valuation of some clocks; the others free) satisfies every bound between them.
-    func contains(_ ages: [Clock: Int64]) -> Bool {
+    func contains(_ ages: Ages) -> Bool {
         var all = ages
         all[.reference] = 0
-        for (i, a) in all {
-            for (j, b) in all where self[i, j] < Self.infinity && a - b > self[i, j] { return false }
+        for i in Clock.allCases {
+            guard let a = all[i] else { continue }
+            for j in Clock.allCases {
+                guard let b = all[j] else { continue }
+                if self[i, j] < Self.infinity && a - b > self[i, j] { return false }
+            }
         }
         return true
     }
@@ -141,4 +166,25 @@ struct Zone: Hashable, Sendable {
         for i in 0..<bounds.count where other.bounds[i] > bounds[i] { return false }
         return true
     }
+}
+
+/// A valuation of some of a zone's clocks: ages in milliseconds, by clock.
+struct Ages: Sendable {
+    private var values = SIMD8<Int64>(repeating: 0)
+    private var present: UInt8 = 0
+
+    subscript(_ c: Zone.Clock) -> Int64? {
+        get { present & (1 << c.rawValue) != 0 ? values[c.rawValue] : nil }
+        set {
+            if let v = newValue {
+                values[c.rawValue] = v
+                present |= 1 << c.rawValue
+            } else {
+                present &= ~(1 << c.rawValue)
+            }
+        }
+    }
+
+    /// The clocks that have an age.
+    var clocks: [Zone.Clock] { Zone.Clock.allCases.filter { self[$0] != nil } }
 }

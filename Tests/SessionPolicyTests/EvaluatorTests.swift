@@ -119,17 +119,22 @@ struct EvaluatorTests {
         }
     }
 
-    @Test("an enrollment change locks only a biometric session's path; any other session is left as it is", arguments: policies)
+    @Test(
+        "an enrollment change: a biometric session or a pending prompt gets the reaction; any other session keeps going, its prompts locked",
+        arguments: policies)
     func enrollmentChange(_ name: String) throws {
         let p = try Fixtures.policy(name)
+        let reaction = p.policy.signals.biometricEnrollmentChanged.then
         for state in MachineState.allCases where state.hasSession {
             for mode in AuthMode.allCases {
                 let s = signedIn(mode, state: state)
                 let o = p.evaluate(s, Event(.biometricEnrollmentChanged, at: at(.seconds(60))))
-                #expect(o.state.biometricLocked == (mode == .biometric), "\(state) \(mode)")
-                if mode != .biometric {
+                if mode == .biometric || state == .awaitingBiometric {
+                    #expect(o.decision == reaction.decision, "\(state) \(mode)")
+                } else {
                     #expect(o.decision == nil && o.state.state == state, "\(state) \(mode)")
                 }
+                if o.decision != .wipe { #expect(o.state.biometricLocked, "\(state) \(mode)") }
             }
         }
     }

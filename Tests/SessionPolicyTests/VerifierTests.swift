@@ -1,6 +1,7 @@
 import Foundation
 import SessionPolicy
 import SessionPolicyTestSupport
+import SessionPolicyYAML
 import Testing
 
 @testable import SessionPolicyVerify
@@ -30,13 +31,19 @@ struct VerifierTests {
         let past = try #require(z.split(.lastIdPLogin, above: 5000).above)
         var copy = past
         copy.assign(.lastOnline, from: .lastIdPLogin)
-        #expect(copy.contains([.lastIdPLogin: 7000, .lastOnline: 7000]))
-        #expect(!copy.contains([.lastIdPLogin: 7000, .lastOnline: 6000]))
+        #expect(copy.contains(Self.ages([.lastIdPLogin: 7000, .lastOnline: 7000])))
+        #expect(!copy.contains(Self.ages([.lastIdPLogin: 7000, .lastOnline: 6000])))
         // Above a bound of 100 for every clock, 5001 and more are all "more than 100".
         var m = past
         m.extrapolate([0, 100, 100, 100, 100, 100])
-        #expect(m.contains([.lastIdPLogin: 101]))
-        #expect(!m.contains([.lastIdPLogin: 100]))
+        #expect(m.contains(Self.ages([.lastIdPLogin: 101])))
+        #expect(!m.contains(Self.ages([.lastIdPLogin: 100])))
+    }
+
+    static func ages(_ values: [Zone.Clock: Int64]) -> Ages {
+        var a = Ages()
+        for (c, v) in values { a[c] = v }
+        return a
     }
 
     static let shipped = Fixtures.files(in: "policies").map { ($0 as NSString).lastPathComponent }
@@ -76,5 +83,41 @@ struct VerifierTests {
         for step in c.steps.dropLast() { state = policy.evaluate(state, step.event).state }
         let last = try #require(c.steps.last)
         #expect(policy.evaluate(state, last.event).decision == .wipe)
+    }
+
+    /// A policy whose rule asks a non-biometric session for a biometric prompt offline.
+    static let stepUp = """
+        version: 1
+        name: step-up
+        offline:
+          credential: offline_token
+          window: 7d
+        auth_modes:
+          offline: [none, biometric]
+        rules:
+          - name: offline-step-up
+            when: network == offline
+            then: { decision: require_biometric, reason: offline_step_up }
+        """
+
+    @Test("a fingerprint added to a session that is not biometric still cannot pass a prompt a rule asks for later")
+    func enrollmentLocksEveryPrompt() throws {
+        let policy = try PolicyFile.compile(text: Self.stepUp, file: "step-up.yaml").get()
+        let t0 = Timestamp(millisecondsSinceEpoch: Verifier.start)
+        func at(_ s: Int64) -> Timestamp { Timestamp(millisecondsSinceEpoch: t0.millisecondsSinceEpoch + s * 1000) }
+        var state = SessionState()
+        let device = Event.DeviceFacts(id: "phone", keystore: .hardware, integrity: .ok)
+        state =
+            policy.evaluate(state, Event(.idpLoginSucceeded, at: t0, network: .online, user: "ana", device: device, authMode: .unprotected))
+            .state
+        let changed = policy.evaluate(state, Event(.biometricEnrollmentChanged, at: at(60)))
+        #expect(changed.decision == nil && changed.state.biometricLocked)
+        let launch = policy.evaluate(changed.state, Event(.launch, at: at(120), network: .offline, user: "ana", device: device))
+        #expect(launch.decision == .requireBiometric && launch.reason.rawValue == "offline_step_up")
+        let prompt = policy.evaluate(launch.state, Event(.biometricSucceeded, at: at(130), network: .offline, user: "ana", device: device))
+        #expect(prompt.decision == .idpLogin && prompt.reason == .biometricEnrollmentChanged)
+        // Online, the rule asks nothing: the session that is not biometric goes on as before.
+        let online = policy.evaluate(changed.state, Event(.launch, at: at(120), network: .online, user: "ana", device: device))
+        #expect(online.decision == .allow)
     }
 }

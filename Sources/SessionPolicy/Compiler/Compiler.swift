@@ -400,20 +400,28 @@ struct Compiler {
             for (event, reaction, reason, lever) in signals {
                 add([state], [event], .always, react(reaction.then, reason, from: state, delay: reaction.noticeDelay), source(lever))
             }
-            // Only a biometric session has a biometric path to close; any other changes nothing.
+            // Only a biometric session, or one waiting for a biometric prompt (a cross-app
+            // adoption or a rule may ask any session for one), has a biometric path to close; any
+            // other changes nothing.
             let enrollment = p.signals.biometricEnrollmentChanged
             if state.hasSession {
                 add(
-                    [state], [.biometricEnrollmentChanged], .authModeIs(.biometric),
+                    [state], [.biometricEnrollmentChanged], state == .awaitingBiometric ? .always : .authModeIs(.biometric),
                     react(
                         enrollment.then, .biometricEnrollmentChanged, from: state, effects: .lockBiometric,
                         delay: enrollment.noticeDelay),
                     source("signals.biometric_enrollment_changed"))
             }
-            add(
-                [state], [.biometricEnrollmentChanged], .always,
-                Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged),
-                source("signals.biometric_enrollment_changed"))
+            // The path is locked on every session all the same: a prompt a rule asks for later
+            // is not accepted (`Guard.biometricLocked`).
+            if state != .awaitingBiometric {
+                add(
+                    [state], [.biometricEnrollmentChanged], .always,
+                    Action(
+                        decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged,
+                        effects: state.hasSession ? .lockBiometric : []),
+                    source("signals.biometric_enrollment_changed"))
+            }
             let logout = p.signals.logout
             add(
                 [state], [.logout], .unsyncedItems,

@@ -176,7 +176,8 @@ extension StateMachine {
         case .keystoreNotHardware:
             return e.device.keystore != .hardware
         case .biometricLocked:
-            return s.biometricLocked && s.authMode == .biometric
+            // A biometric session's every attempt; any session's prompt, however it was asked for.
+            return s.biometricLocked && (s.authMode == .biometric || e.kind == .biometricSucceeded)
         case let .authModeIs(mode):
             return s.authMode == mode
         case let .failureLimitReached(path, limit):
