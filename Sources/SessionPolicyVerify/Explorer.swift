@@ -106,6 +106,13 @@ struct Explorer {
     /// properties read it), and each required fact absent once.
     let choices: [MachineState: [EventKind: [EventChoice]]]
 
+    /// The (state, event) groups where an event dated before the highest time seen can end
+    /// otherwise than one at that time: a clock check reads the event's own time, or an effect
+    /// records it (an IdP login, an online validation). Elsewhere the engine measures everything
+    /// from the highest time seen, so a rolled-back event does what the same event does with no
+    /// time passed, a step the forward timing already explores.
+    let rollbackMatters: Set<StateEvent>
+
     /// The time every exploring evaluation takes as `now`: far enough from the epoch that any
     /// age fits (ages are at most a few times the largest constant, itself at most 36,600 days).
     static let now: Int64 = 100_000_000_000_000
@@ -158,6 +165,15 @@ struct Explorer {
         t[.eventTime] = tolerances.sorted()
         bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
         failureCap = counts.max() ?? 1
+        var matters: Set<StateEvent> = []
+        for t in m.transitions {
+            var clock = false
+            if case .clockRolledBack = t.guard { clock = true }
+            if clock || !t.action.effects.isDisjoint(with: [.establish, .recordOnline]) {
+                matters.insert(StateEvent(state: t.from, kind: t.event))
+            }
+        }
+        rollbackMatters = matters
         var choices: [MachineState: [EventKind: [EventChoice]]] = [:]
         for state in MachineState.allCases {
             for kind in EventKind.allCases { choices[state, default: [:]][kind] = Self.eventChoices(m, state, kind) }
@@ -223,6 +239,12 @@ struct Explorer {
         var atoms: [Bool]
     }
 
+    /// A (state, event) pair of the machine: the transitions tried for that event in that state.
+    struct StateEvent: Hashable {
+        var state: MachineState
+        var kind: EventKind
+    }
+
     /// The choices of facts of a class that end alike: one transition, one next discrete part.
     struct Group {
         /// The first choice that ends so: the one the step and its counterexample use.
@@ -271,7 +293,8 @@ struct Explorer {
                 z.close()
             }
             if z.isEmpty { continue }
-            for kind in EventKind.allCases {
+            for kind in EventKind.allCases
+            where timing == .forward || rollbackMatters.contains(StateEvent(state: node.session.state, kind: kind)) {
                 // Cut only where a guard of this (state, event) group looks: the fewer the cuts,
                 // the larger the successor zones and the fewer of them.
                 let atoms = self.atoms(node.session, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
@@ -281,10 +304,8 @@ struct Explorer {
                     let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
                     let key = ClassKey(discrete: discrete, kind: kind, timing: timing, atoms: answers)
                     let groups = classes[key] ?? classify(node, state, time, kind, timing, key)
-                    for (g, group) in groups.enumerated() {
-                        follow(i, node, piece, ages, state, time, timing, group)
-                        if !group.examined.isEmpty { examine(i, node, piece, set, key, g, group, groups) }
-                    }
+                    for group in groups { follow(i, node, piece, ages, state, time, timing, group) }
+                    if groups.contains(where: { !$0.examined.isEmpty }) { examine(i, node, piece, set, key, groups) }
                 }
             }
         }
@@ -315,7 +336,12 @@ struct Explorer {
                 }
                 if kind == .biometricEnrollmentChanged { enrollment = true }
             }
-            let examined = outcome.decision == .allow || outcome.decision == .requireBiometric || timing == .rolledBack
+            // `clock-rollback` needs a look only where the clock check decided: every other guard
+            // measures time from the highest time seen, so the same event at that time takes the
+            // same transition. And a `wipe` cannot be more permissive than anything.
+            var clockDecided = false
+            if id >= 0, case .clockRolledBack = machine.transitions[id].guard { clockDecided = outcome.decision != .wipe }
+            let examined = outcome.decision == .allow || outcome.decision == .requireBiometric || (timing == .rolledBack && clockDecided)
             if let g = groups.firstIndex(where: {
                 $0.transition == id && $0.next == next && $0.cleared == cleared && $0.enrollmentChanged == enrollment
             }) {
@@ -460,10 +486,10 @@ struct Explorer {
         steps += 1
     }
 
-    /// Checks the properties on a group's examined choices, in each part of `piece` cut at the
+    /// Checks the properties on the class's examined choices, in each part of `piece` cut at the
     /// policy's limits (found once per class and part); records the first violation of each.
     private mutating func examine(
-        _ i: Int, _ node: Node, _ piece: Zone, _ set: [Zone.Clock], _ key: ClassKey, _ g: Int, _ group: Group, _ groups: [Group]
+        _ i: Int, _ node: Node, _ piece: Zone, _ set: [Zone.Clock], _ key: ClassKey, _ groups: [Group]
     ) {
         for (sub, answers) in pieces(piece, propertyAtoms(node.session)) {
             var k = key
@@ -493,7 +519,8 @@ struct Explorer {
                 broken[k] = list
                 found = list
             }
-            for f in found where f.group == g && violations[f.property] == nil {
+            for f in found where violations[f.property] == nil {
+                let group = groups[f.group]
                 let edge = Edge(
                     from: i, to: -1, choice: f.choice, timing: key.timing, piece: sub, transition: group.transition,
                     decision: group.decision, reason: group.reason)
