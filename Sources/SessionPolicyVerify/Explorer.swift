@@ -93,6 +93,10 @@ struct Explorer {
     /// Steps explored: (state, event facts, class of timings) triples the engine decided.
     private(set) var steps = 0
     private(set) var taken: Set<Int> = []
+    /// The first steps (breadth first: on shortest paths) that took each transition, up to
+    /// `Self.takingKept`: covering runs try them in turn until one replays at concrete times.
+    private(set) var taking: [Int: [Edge]] = [:]
+    static let takingKept = 16
     private(set) var violations: [BuiltInProperty: Violation] = [:]
     /// Disagreements between the symbolic successor and the engine's: each one a bug in verify.
     private(set) var inconsistencies: [String] = []
@@ -466,7 +470,14 @@ struct Explorer {
         let edge = Edge(
             from: i, to: -1, choice: group.choice, timing: timing, piece: piece, transition: id, decision: group.decision,
             reason: group.reason)
-        if id >= 0 { taken.insert(id) }
+        steps += 1
+        guard id >= 0 else {
+            // A refused event changes nothing: a step back to the same node.
+            links.insert(UInt64(i) << 32 | UInt64(i))
+            return
+        }
+        taken.insert(id)
+        if taking[id, default: []].count < Self.takingKept { taking[id, default: []].append(edge) }
         var (zone, times) = successor(node, piece, id)
         if group.next.times != times {
             inconsistencies.append("transition \(id): the engine records times \(group.next.clocks), verify \(SessionKey.clocks(times))")
@@ -483,7 +494,6 @@ struct Explorer {
             Node(session: group.next, zone: zone, cleared: group.cleared, enrollmentChanged: group.enrollmentChanged),
             from: edge)
         links.insert(UInt64(i) << 32 | UInt64(to))
-        steps += 1
     }
 
     /// Checks the properties on the class's examined choices, in each part of `piece` cut at the

@@ -18,6 +18,9 @@ public struct VerificationReport: Sendable, Codable {
     public var transitions: Int
     /// Disagreements between verify's symbolic model and the engine: a bug in verify if any.
     public var inconsistencies: [String]
+    /// With `covering`: runs that together take every reachable transition (a run that is the
+    /// start of a longer one is left out), each a concrete run of the engine.
+    public var covering: [CoveringRun]
 
     /// Whether every property holds and the exploration was exhaustive and consistent.
     public var holds: Bool {
@@ -48,6 +51,8 @@ public struct Counterexample: Sendable, Codable {
         public var decision: Decision?
         public var reason: Reason
         public var state: MachineState
+        /// The transition that decided.
+        public var transition: Int
     }
     /// What went wrong at the last step.
     public var detail: String
@@ -57,6 +62,13 @@ public struct Counterexample: Sendable, Codable {
     public var concrete: Bool
     /// What the last step should have been, for the scenario's expectation.
     public var expected: Decision?
+}
+
+/// A run from `signed_out` that ends by taking `transition`.
+public struct CoveringRun: Sendable, Codable {
+    /// The transition the run was made for (its last step takes it).
+    public var transition: Int
+    public var steps: [Counterexample.Step]
 }
 
 /// A transition no reachable state takes.
@@ -75,7 +87,11 @@ public enum Verifier {
     /// Explores `policy` and checks every built-in property. Pure: no clock, no I/O. A
     /// violation found before the state limit is real (a run of the engine); a property is
     /// proved only when the exploration ends below the limit.
-    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 20_000) -> VerificationReport {
+    ///
+    /// With `covering`, the report also holds runs that take every reachable transition
+    /// (`policyctl verify --covering`); a transition whose path verify cannot replay at concrete
+    /// times is left out.
+    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 20_000, covering: Bool = false) -> VerificationReport {
         var explorer = Explorer(policy)
         let exhaustive = explorer.run(limit: stateLimit)
         let m = policy.machine
@@ -118,7 +134,32 @@ public enum Verifier {
         return VerificationReport(
             policy: m.name, states: explorer.nodes.count, steps: explorer.steps, exhaustive: exhaustive,
             properties: results, deadTransitions: dead, transitions: m.transitions.count,
-            inconsistencies: Array(Set(explorer.inconsistencies)).sorted())
+            inconsistencies: Array(Set(explorer.inconsistencies)).sorted(),
+            covering: covering && exhaustive ? coveringRuns(explorer) : [])
+    }
+
+    /// One concrete run per reachable transition, the shortest found, without the runs that
+    /// are the start of a longer one.
+    static func coveringRuns(_ x: Explorer) -> [CoveringRun] {
+        var runs: [CoveringRun] = []
+        for (id, edges) in x.taking.sorted(by: { $0.key < $1.key }) {
+            for edge in edges {
+                let c = counterexample(x, to: edge, detail: "", expected: nil)
+                guard c.concrete, c.steps.last?.transition == id else { continue }
+                runs.append(CoveringRun(transition: id, steps: c.steps))
+                break
+            }
+        }
+        // Longest first, so a run can only be the start of one kept before it.
+        let ordered = runs.sorted { $0.steps.count != $1.steps.count ? $0.steps.count > $1.steps.count : $0.transition < $1.transition }
+        var kept: [CoveringRun] = []
+        for r in ordered {
+            let isPrefix = kept.contains { k in
+                k.steps.count >= r.steps.count && zip(k.steps, r.steps).allSatisfy { $0.event == $1.event }
+            }
+            if !isPrefix { kept.append(r) }
+        }
+        return kept.sorted { $0.transition < $1.transition }
     }
 
     /// A (state, event) group that does not end in an unconditional transition, if any.
@@ -139,41 +180,72 @@ public enum Verifier {
     static func counterexample(_ x: Explorer, to edge: Explorer.Edge, detail: String, expected: Decision?) -> Counterexample {
         var path = [edge]
         while let p = x.parent[path[0].from] { path.insert(p, at: 0) }
+        var budget = 4096
+        if let steps = replay(x, path[...], from: .signedOut, clock: start, budget: &budget) {
+            return Counterexample(detail: detail, steps: steps, concrete: true, expected: expected)
+        }
+        // No concrete times found: show the path at the earliest times, marked approximate.
         var state = SessionState.signedOut
-        var steps: [Counterexample.Step] = []
-        var concrete = true
         var clock = start
+        var steps: [Counterexample.Step] = []
         for e in path {
-            let times = Explorer.times(state)
-            let h = times.map(\.1).max()
-            var z = e.piece
-            var clocks: [Zone.Clock] = [.eventTime]
-            if let h {
-                for (c, t) in times {
-                    clocks.append(c)
-                    for (d, u) in times where d != c {
-                        z[c, d] = min(z[c, d], (h - t) - (h - u))
-                    }
-                }
-                z.close()
-            }
-            var time = Timestamp(millisecondsSinceEpoch: clock)
-            if concrete, !z.isEmpty, let h {
-                let ages = z.point(clocks)
-                let shift = times.first.map { (ages[$0.0] ?? 0) - (h - $0.1) } ?? 0
-                let now = e.timing == .forward ? h + shift : h
-                time = Timestamp(millisecondsSinceEpoch: now - (ages[.eventTime] ?? 0))
-            } else if h != nil {
-                concrete = false
-            }
+            let time = self.time(of: e, after: state, clock: clock, latest: false) ?? Timestamp(millisecondsSinceEpoch: clock)
             let event = x.event(e.choice, at: time, for: state)
             let outcome = x.policy.evaluate(state, event)
-            if outcome.transition != e.transition { concrete = false }
-            steps.append(.init(event: event, decision: outcome.decision, reason: outcome.reason, state: outcome.state.state))
+            steps.append(
+                .init(
+                    event: event, decision: outcome.decision, reason: outcome.reason, state: outcome.state.state,
+                    transition: outcome.transition))
             state = outcome.state
             clock = max(clock, time.millisecondsSinceEpoch)
         }
-        return Counterexample(detail: detail, steps: steps, concrete: concrete, expected: expected)
+        return Counterexample(detail: detail, steps: steps, concrete: false, expected: expected)
+    }
+
+    /// The path from `state` at concrete times, each step taking its edge's transition: each
+    /// event as early or as late as its class allows, searched depth first (an early step may
+    /// leave a later one no time that fits). Nil when no choice fits within `budget` tries.
+    static func replay(
+        _ x: Explorer, _ path: ArraySlice<Explorer.Edge>, from state: SessionState, clock: Int64, budget: inout Int
+    ) -> [Counterexample.Step]? {
+        guard let e = path.first else { return [] }
+        var tried: Set<Int64> = []
+        for latest in [false, true] {
+            budget -= 1
+            guard budget > 0, let time = self.time(of: e, after: state, clock: clock, latest: latest) else { return nil }
+            guard tried.insert(time.millisecondsSinceEpoch).inserted else { continue }
+            let event = x.event(e.choice, at: time, for: state)
+            let outcome = x.policy.evaluate(state, event)
+            guard outcome.transition == e.transition else { continue }
+            let step = Counterexample.Step(
+                event: event, decision: outcome.decision, reason: outcome.reason, state: outcome.state.state,
+                transition: outcome.transition)
+            let later = max(clock, time.millisecondsSinceEpoch)
+            if let rest = replay(x, path.dropFirst(), from: outcome.state, clock: later, budget: &budget) { return [step] + rest }
+        }
+        return nil
+    }
+
+    /// A concrete time for the step `e` from `state`: a point of its class consistent with the
+    /// times the state records, at the class's earliest (or latest, within a bound) event time.
+    static func time(of e: Explorer.Edge, after state: SessionState, clock: Int64, latest: Bool) -> Timestamp? {
+        let times = Explorer.times(state)
+        guard let h = times.map(\.1).max() else { return Timestamp(millisecondsSinceEpoch: clock) }
+        var z = e.piece
+        var clocks: [Zone.Clock] = [.eventTime]
+        for (c, t) in times {
+            clocks.append(c)
+            for (d, u) in times where d != c {
+                z[c, d] = min(z[c, d], (h - t) - (h - u))
+            }
+        }
+        z.close()
+        guard !z.isEmpty else { return nil }
+        // Latest: the history as old as the class allows (up to a year past its lower bound).
+        let ages = latest ? z.point(clocks.reversed(), largest: 366 * 86_400_000) : z.point(clocks)
+        let shift = times.first.map { (ages[$0.0] ?? 0) - (h - $0.1) } ?? 0
+        let now = e.timing == .forward ? h + shift : h
+        return Timestamp(millisecondsSinceEpoch: now - (ages[.eventTime] ?? 0))
     }
 
     /// Where counterexample runs start: 2026-01-01T00:00:00Z.

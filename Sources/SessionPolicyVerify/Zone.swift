@@ -147,6 +147,22 @@ struct Zone: Hashable, Sendable {
         return values
     }
 
+    /// One valuation of `clocks` in the zone: each in turn at its largest age, or `cap` past its
+    /// smallest when it has no largest; the others tightened to stay consistent with it.
+    func point(_ clocks: [Clock], largest cap: Int64) -> Ages {
+        var z = self
+        var values = Ages()
+        for c in clocks {
+            let lower = max(-z[.reference, c], 0)
+            let upper = z[c, .reference]
+            let value = upper >= Self.infinity ? lower + cap : max(upper, lower)
+            _ = z.tighten(c.rawValue, 0, value)
+            _ = z.tighten(0, c.rawValue, -value)
+            values[c] = value
+        }
+        return values
+    }
+
     /// Whether `ages` (a valuation of some clocks; the others free) satisfies every bound between them.
     func contains(_ ages: Ages) -> Bool {
         var all = ages

@@ -27,6 +27,10 @@ struct Verify: ParsableCommand {
     @Option(help: "Write each counterexample as a scenario file into this directory.")
     var counterexamples: String?
 
+    @Option(
+        help: "Write into this directory, for each policy, a scenario file whose scenarios together take every reachable transition.")
+    var covering: String?
+
     @Option(help: "Stop exploring a policy after this many abstract states (nothing is then proved).")
     var stateLimit = 20_000
 
@@ -42,7 +46,7 @@ struct Verify: ParsableCommand {
         var reports: [(VerificationReport, Double, String)] = []
         for l in loaded {
             let started = DispatchTime.now().uptimeNanoseconds
-            let report = Verifier.verify(l.compiled, stateLimit: stateLimit)
+            let report = Verifier.verify(l.compiled, stateLimit: stateLimit, covering: covering != nil)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             reports.append((report, seconds, l.path))
         }
@@ -55,6 +59,14 @@ struct Verify: ParsableCommand {
                     let policyPath = URL(fileURLWithPath: file).standardizedFileURL.path
                     try Self.scenario(c, property: p, policy: policyPath).write(toFile: path, atomically: true, encoding: .utf8)
                 }
+            }
+        }
+        if let dir = covering {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for ((r, _, file), l) in zip(reports, loaded) where r.exhaustive {
+                let path = (dir as NSString).appendingPathComponent("\(r.policy).yaml")
+                let text = Self.coveringScenarios(r, machine: l.compiled, policy: Self.relativePath(of: file, from: dir))
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
             }
         }
         if format == .json {
@@ -145,6 +157,45 @@ struct Verify: ParsableCommand {
             out.append(("attributes", "{ " + pairs.joined(separator: ", ") + " }"))
         }
         return out
+    }
+
+    /// The covering runs of a report as one scenario file: every step expects what the engine
+    /// decided. The header records the machine's fingerprint and its reachable transitions, which
+    /// the tests use to tell when the file is stale.
+    static func coveringScenarios(_ r: VerificationReport, machine: CompiledPolicy, policy: String) -> String {
+        let reachable = r.transitions - r.deadTransitions.count
+        var lines = [
+            "# Covering scenarios for \(r.policy), written by `policyctl verify --covering`: together they take",
+            "# every transition verify finds reachable. Regenerate them, do not edit them (README, \"Covering scenarios\").",
+            "# machine: \(machine.machine.fingerprint)",
+            "# reachable transitions: \(reachable) of \(r.transitions)",
+            "policy: \(policy)",
+            "scenarios:",
+        ]
+        for run in r.covering {
+            let t = machine.machine.transitions[run.transition]
+            let name = "#\(run.transition) \(t.event.rawValue) in \(t.from.rawValue): \(machine.machine.describe(t.guard))"
+            lines.append("  - name: \"\(name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"")
+            lines.append("    start: \(run.steps[0].event.time)")
+            lines.append("    steps:")
+            for s in run.steps {
+                lines.append("      - at: \(s.event.time)")
+                lines.append("        event: \(s.event.kind.rawValue)")
+                for (k, v) in fields(s.event) { lines.append("        \(k): \(v)") }
+                lines.append(
+                    "        expect: { decision: \(s.decision?.rawValue ?? "none"), reason: \(s.reason), state: \(s.state.rawValue) }")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `path` relative to the directory `base`, as a scenario file there names its policy.
+    static func relativePath(of path: String, from base: String) -> String {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let from = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(target.count, from.count) && target[common] == from[common] { common += 1 }
+        return (Array(repeating: "..", count: from.count - common) + target[common...]).joined(separator: "/")
     }
 
     /// A counterexample as a scenario file: every step expects what the engine did, except

@@ -13,3 +13,46 @@ struct VerifyCLITests {
         #expect(!r.stdout.contains("proved "), "\(r.stdout)")
     }
 }
+
+/// The covering scenarios shipped in `examples/generated/` (README, "Covering scenarios").
+@Suite("Covering scenarios")
+struct CoveringScenarioTests {
+    static let regenerate = "swift run -c release policyctl verify policies --covering examples/generated"
+    static let shipped = Fixtures.files(in: "policies").map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension }
+
+    /// The header line `# key: value` of a generated file.
+    static func header(_ text: String, _ key: String) -> String? {
+        text.split(separator: "\n").first { $0.hasPrefix("# \(key): ") }.map { String($0.dropFirst(key.count + 4)) }
+    }
+
+    @Test("each shipped policy has covering scenarios made for the machine it compiles to now", arguments: shipped)
+    func fresh(_ name: String) throws {
+        let text = Fixtures.text("examples/generated/\(name).yaml")
+        let machine = try Fixtures.policy(name).machine
+        #expect(Self.header(text, "machine") == machine.fingerprint, "stale: the machine changed; regenerate with `\(Self.regenerate)`")
+    }
+
+    @Test("the covering scenarios pass and take every transition verify finds reachable, and only those", arguments: shipped)
+    func complete(_ name: String) throws {
+        let file = "examples/generated/\(name).yaml"
+        let text = Fixtures.text(file)
+        let reachable = try #require(Self.header(text, "reachable transitions").flatMap { Int($0.split(separator: " ")[0]) })
+        let r = try CLI.run(["check", "policies/\(name).yaml", file, "--format", "json", "--coverage"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let coverage = try #require(json["coverage"] as? [String: Any])
+        #expect(coverage["covered"] as? Int == reachable, "regenerate with `\(Self.regenerate)`")
+    }
+
+    @Test("--covering writes what is shipped (the smallest shipped policy, explored again)")
+    func regenerated() throws {
+        let dir = try Fixtures.temporaryDirectory("covering")
+        let r = try CLI.run(["verify", "policies/i360-salesforce.yaml", "--covering", dir.path])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let written = try String(contentsOfFile: dir.appendingPathComponent("i360-salesforce.yaml").path, encoding: .utf8)
+        let shipped = Fixtures.text("examples/generated/i360-salesforce.yaml")
+        // The same runs; only the policy path differs (relative to where the file is written).
+        func runs(_ t: String) -> [Substring] { t.split(separator: "\n").filter { !$0.hasPrefix("policy: ") } }
+        #expect(runs(written) == runs(shipped), "regenerate with `\(Self.regenerate)`")
+    }
+}

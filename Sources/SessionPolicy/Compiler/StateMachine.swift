@@ -205,3 +205,18 @@ extension StateMachine {
             revealsDetectionRefusal: revealsDetectionRefusal, scopes: scopes, sources: sources)
     }
 }
+
+extension StateMachine {
+    /// A short digest of the machine (FNV-1a, 64 bits, over `renderJSON()`): what decides, not
+    /// how the policy file was written. Generated files record it to tell when they are stale;
+    /// it is no security measure.
+    package var fingerprint: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in renderJSON().utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
