@@ -19,6 +19,8 @@ struct Explorer {
         /// came since; the biometric enrollment changed and no IdP login came since.
         var cleared: Bool
         var enrollmentChanged: Bool
+        /// The monitors of the user's properties, in their order.
+        var monitors: [Monitor]
     }
 
     /// The session without its times: what the guards read besides ages.
@@ -121,8 +123,14 @@ struct Explorer {
     /// age fits (ages are at most a few times the largest constant, itself at most 36,600 days).
     static let now: Int64 = 100_000_000_000_000
 
-    init(_ policy: CompiledPolicy) {
+    /// The user's properties, checked by their monitors.
+    let properties: [UserProperty]
+    /// The first step that broke each user property, by index.
+    private(set) var userViolations: [Int: Edge] = [:]
+
+    init(_ policy: CompiledPolicy, properties: [UserProperty] = []) {
         self.policy = policy
+        self.properties = properties
         let m = policy.machine
         var limits: [Zone.Clock: Set<Int64>] = [:]
         var tolerances: Set<Int64> = []
@@ -200,7 +208,8 @@ struct Explorer {
     /// Explores breadth first until no new abstract state appears.
     mutating func run(limit: Int = 200_000) -> Bool {
         let start = Node(
-            session: key(SessionState.signedOut), zone: Zone(), cleared: true, enrollmentChanged: false)
+            session: key(SessionState.signedOut), zone: Zone(), cleared: true, enrollmentChanged: false,
+            monitors: properties.map(Monitor.initial))
         _ = insert(start, from: nil)
         var next = 0
         while next < nodes.count {
@@ -220,11 +229,13 @@ struct Explorer {
         var session: SessionKey
         var cleared: Bool
         var enrollmentChanged: Bool
+        var monitors: [Monitor]
     }
 
     private mutating func insert(_ node: Node, from edge: Edge?) -> Int {
         if let i = index[node] { return i }
-        let d = Discrete(session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged)
+        let d = Discrete(
+            session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, monitors: node.monitors)
         for i in byDiscrete[d] ?? [] where nodes[i].zone.includes(node.zone) { return i }
         nodes.append(node)
         parent.append(edge)
@@ -262,6 +273,9 @@ struct Explorer {
         /// The choices whose outcome the properties examine (`allow`, `require_biometric`, or a
         /// clock set back).
         var examined: [EventChoice]
+        /// The monitors after the step, and the user properties it breaks.
+        var monitors: [Monitor]
+        var breaks: [Int]
     }
 
     /// A property broken in a class, by one of its choices.
@@ -282,7 +296,8 @@ struct Explorer {
 
     private mutating func expand(_ i: Int) {
         let node = nodes[i]
-        let discrete = Discrete(session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged)
+        let discrete = Discrete(
+            session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, monitors: node.monitors)
         let set = node.session.clocks
         for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
             var z = node.zone
@@ -346,15 +361,29 @@ struct Explorer {
             var clockDecided = false
             if id >= 0, case .clockRolledBack = machine.transitions[id].guard { clockDecided = outcome.decision != .wipe }
             let examined = outcome.decision == .allow || outcome.decision == .requireBiometric || (timing == .rolledBack && clockDecided)
+            var monitors = node.monitors
+            var breaks: [Int] = []
+            if !properties.isEmpty, id >= 0 {
+                let seen = ObservedStep(
+                    kind: kind, network: choice.network, decision: outcome.decision, reason: outcome.reason, from: state.state,
+                    to: outcome.state.state)
+                for (j, p) in properties.enumerated() {
+                    let (m, broken) = monitors[j].next(p, seen)
+                    monitors[j] = m
+                    if broken { breaks.append(j) }
+                }
+            }
             if let g = groups.firstIndex(where: {
                 $0.transition == id && $0.next == next && $0.cleared == cleared && $0.enrollmentChanged == enrollment
+                    && $0.monitors == monitors && $0.breaks == breaks
             }) {
                 if examined { groups[g].examined.append(choice) }
             } else {
                 groups.append(
                     Group(
                         choice: choice, transition: id, decision: outcome.decision, reason: outcome.reason, next: next,
-                        cleared: cleared, enrollmentChanged: enrollment, examined: examined ? [choice] : []))
+                        cleared: cleared, enrollmentChanged: enrollment, examined: examined ? [choice] : [], monitors: monitors,
+                        breaks: breaks))
             }
         }
         classes[key] = groups
@@ -491,8 +520,11 @@ struct Explorer {
         }
         zone.extrapolate(bounds)
         let to = insert(
-            Node(session: group.next, zone: zone, cleared: group.cleared, enrollmentChanged: group.enrollmentChanged),
+            Node(
+                session: group.next, zone: zone, cleared: group.cleared, enrollmentChanged: group.enrollmentChanged,
+                monitors: group.monitors),
             from: edge)
+        for j in group.breaks where userViolations[j] == nil { userViolations[j] = edge }
         links.insert(UInt64(i) << 32 | UInt64(to))
     }
 

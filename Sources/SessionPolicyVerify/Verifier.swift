@@ -91,8 +91,12 @@ public enum Verifier {
     /// With `covering`, the report also holds runs that take every reachable transition
     /// (`policyctl verify --covering`); a transition whose path verify cannot replay at concrete
     /// times is left out.
-    public static func verify(_ policy: CompiledPolicy, stateLimit: Int = 20_000, covering: Bool = false) -> VerificationReport {
-        var explorer = Explorer(policy)
+    ///
+    /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones.
+    public static func verify(
+        _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = []
+    ) -> VerificationReport {
+        var explorer = Explorer(policy, properties: properties)
         let exhaustive = explorer.run(limit: stateLimit)
         let m = policy.machine
         var results: [PropertyResult] = []
@@ -119,6 +123,19 @@ public enum Verifier {
             } else if p == .total, let gap = totalityGap(m) {
                 r.status = .violated
                 r.counterexample = Counterexample(detail: gap, steps: [], concrete: false, expected: nil)
+            }
+            results.append(r)
+        }
+        for (j, p) in properties.enumerated() {
+            var r = PropertyResult(
+                id: p.id, sentence: p.sentence, lever: "user property" + (p.location.map { " (\($0))" } ?? ""),
+                status: exhaustive ? .proved : .unknown, counterexample: nil)
+            if let edge = explorer.userViolations[j] {
+                r.status = .violated
+                var c = counterexample(explorer, to: edge, detail: "the last step breaks `\(p.id)`: \(p.sentence)", expected: nil)
+                // The scenario's last step expects another decision than the engine's, so `check` fails there.
+                c.expected = c.steps.last?.decision == .wipe ? .idpLogin : .wipe
+                r.counterexample = c
             }
             results.append(r)
         }

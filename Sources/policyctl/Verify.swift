@@ -24,6 +24,9 @@ struct Verify: ParsableCommand {
     @Option(help: "Output format: human or json.")
     var format: OutputFormat = .human
 
+    @Option(name: .customLong("property"), help: "A property file (README, \"User properties\"); may be repeated.")
+    var propertyFiles: [String] = []
+
     @Option(help: "Write each counterexample as a scenario file into this directory.")
     var counterexamples: String?
 
@@ -32,7 +35,7 @@ struct Verify: ParsableCommand {
     var covering: String?
 
     @Option(help: "Stop exploring a policy after this many abstract states (nothing is then proved).")
-    var stateLimit = 20_000
+    var stateLimit = 100_000
 
     @Flag(help: "List every dead transition (the human output counts them by lever).")
     var dead = false
@@ -43,10 +46,11 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let (loaded, _) = try PolicyFile.loadAll(policies, json: format == .json)
+        let properties = try loadProperties()
         var reports: [(VerificationReport, Double, String)] = []
         for l in loaded {
             let started = DispatchTime.now().uptimeNanoseconds
-            let report = Verifier.verify(l.compiled, stateLimit: stateLimit, covering: covering != nil)
+            let report = Verifier.verify(l.compiled, stateLimit: stateLimit, covering: covering != nil, properties: properties)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             reports.append((report, seconds, l.path))
         }
@@ -82,6 +86,35 @@ struct Verify: ParsableCommand {
             for (r, seconds, _) in reports { print(render(r, seconds: seconds)) }
         }
         if !reports.allSatisfy({ $0.0.holds }) { throw Exit.failures }
+    }
+
+    /// The properties of every `--property` file; their diagnostics, exit 2 on an error.
+    func loadProperties() throws -> [UserProperty] {
+        var out: [UserProperty] = []
+        var problems: [Diagnostic] = []
+        var sources: [String: String] = [:]
+        for path in propertyFiles {
+            switch SourceFile.syntax(path, what: "property file", start: PropertyLoader.start) {
+            case let .failure(e):
+                problems += e.diagnostics
+                sources[path] = SourceFile.quotable(path)
+            case let .success((root, text)):
+                sources[path] = text
+                let (properties, diagnostics) = PropertyLoader.load(root, file: path)
+                problems += diagnostics
+                out += properties
+            }
+        }
+        var ids: Set<String> = []
+        for p in out where !ids.insert(p.id).inserted {
+            problems.append(
+                .error(
+                    .duplicateValue, "two property files have a property `\(p.id)`", at: p.location,
+                    help: "give each property its own id"))
+        }
+        if !problems.isEmpty { emit(problems, sources: sources, json: format == .json) }
+        if problems.hasErrors { throw Exit.invalidInput }
+        return out
     }
 
     func render(_ r: VerificationReport, seconds: Double) -> String {

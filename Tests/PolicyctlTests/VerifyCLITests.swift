@@ -5,6 +5,30 @@ import Testing
 /// `policyctl verify` as a user runs it.
 @Suite("policyctl verify")
 struct VerifyCLITests {
+    @Test("a broken user property is a concrete run, written as a scenario that check runs and fails at its last step")
+    func userCounterexample() throws {
+        let dir = try Fixtures.temporaryDirectory("verify")
+        let r = try CLI.run([
+            "verify", "policies/spendiq.yaml", "--property", "Tests/Fixtures/properties/never-offline.yaml", "--state-limit", "300",
+            "--counterexamples", dir.path,
+        ])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("violated never-offline"), "\(r.stdout)")
+        let file = dir.appendingPathComponent("spendiq-never-offline.yaml").path
+        let check = try CLI.run(["check", file])
+        #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("step 2 (launch"), "\(check.stdout)")
+        #expect(check.stdout.contains("decision: expected `wipe`, got `allow`"), "\(check.stdout)")
+    }
+
+    @Test("a mistake in a property file is located, and exits 2 before anything is explored")
+    func badPropertyFile() throws {
+        let r = try CLI.run(["verify", "policies/spendiq.yaml", "--property", "Tests/Fixtures/properties/bad.yaml"])
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("Tests/Fixtures/properties/bad.yaml:3:24: error[invalid-value]"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test("an exploration stopped at its state limit proves nothing, says so, and exits 1")
     func stateLimit() throws {
         let r = try CLI.run(["verify", "policies/i360-salesforce.yaml", "--state-limit", "50"])

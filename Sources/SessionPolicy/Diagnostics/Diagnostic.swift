@@ -63,6 +63,10 @@ extension DiagnosticCode {
     public static let invalidTime = DiagnosticCode("invalid-time")
     public static let unsupportedVersion = DiagnosticCode("unsupported-version")
     public static let duplicateValue = DiagnosticCode("duplicate-value")
+    /// Two keys that cannot go together (two patterns in one property; `before` and `until`).
+    public static let conflictingKeys = DiagnosticCode("conflicting-keys")
+    /// A property whose pattern needs an end (`eventually`, `responds`) has no `before` or `until`.
+    public static let propertyNeedsEnd = DiagnosticCode("property-needs-end")
     // Policy semantics.
     public static let offlineModeNeedsIdP = DiagnosticCode("offline-mode-needs-idp")
     public static let windowExceedsSessionMax = DiagnosticCode("window-exceeds-session-max")
