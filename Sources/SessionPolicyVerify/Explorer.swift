@@ -128,10 +128,34 @@ struct Explorer {
     /// The first step that broke each user property, by index.
     private(set) var userViolations: [Int: Edge] = [:]
 
-    init(_ policy: CompiledPolicy, properties: [UserProperty] = []) {
+    /// With `policyctl diff`: the new version, evaluated beside `policy` at every class; the
+    /// classes cut, and the facts varied, for both machines' guards.
+    let other: CompiledPolicy?
+    /// The outcomes where `other` first differs from `policy`, by class.
+    private var differing: [ClassKey: [(choice: EventChoice, old: Outcome, new: Outcome)]] = [:]
+    /// The first step of each kind of difference (by the two transitions that decided).
+    private(set) var divergences: [Divergence] = []
+    private var divergenceKinds: Set<[Int]> = []
+
+    /// Whether two versions decide a step alike: the same decision, reason, message, notices,
+    /// scope, auth mode and notice delay, and the same next session.
+    static func same(_ a: Outcome, _ b: Outcome) -> Bool {
+        a.decision == b.decision && a.reason == b.reason && a.notices == b.notices && a.scope == b.scope
+            && a.authMode == b.authMode && a.noticeDelay == b.noticeDelay && a.message == b.message && a.state == b.state
+    }
+
+    /// A step whose outcome differs between the two versions: the first difference of a run.
+    struct Divergence {
+        var edge: Edge
+        var old: Outcome
+        var new: Outcome
+    }
+
+    init(_ policy: CompiledPolicy, properties: [UserProperty] = [], other: CompiledPolicy? = nil) {
         self.policy = policy
         self.properties = properties
-        let m = policy.machine
+        self.other = other
+        let machines = [policy.machine] + (other.map { [$0.machine] } ?? [])
         var limits: [Zone.Clock: Set<Int64>] = [:]
         var tolerances: Set<Int64> = []
         var counts: Set<Int> = [1]
@@ -150,8 +174,8 @@ struct Explorer {
             default: break
             }
         }
-        for t in m.transitions { add(t.guard) }
-        for rule in m.rules {
+        for t in machines.flatMap(\.transitions) { add(t.guard) }
+        for rule in machines.flatMap(\.rules) {
             for (fact, value) in Self.numbers(rule.condition) {
                 switch fact {
                 case .sinceIdPLogin: limits[.lastIdPLogin, default: []].formUnion([value - 1, value])
@@ -167,10 +191,11 @@ struct Explorer {
             }
         }
         // The properties' own limits count too: widening must keep every comparison they make.
-        let p = policy.policy
-        for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
-            for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
-                limits[c, default: []].insert(limit.seconds * 1000)
+        for p in [policy.policy] + (other.map { [$0.policy] } ?? []) {
+            for limit in [p.session.max, p.session.idle, p.offline.window].compactMap({ $0 }) {
+                for c in [Zone.Clock.lastIdPLogin, .lastOnline, .lastActivity] {
+                    limits[c, default: []].insert(limit.seconds * 1000)
+                }
             }
         }
         var t = limits.mapValues { $0.filter { $0 >= 0 }.sorted() }
@@ -178,7 +203,7 @@ struct Explorer {
         bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
         failureCap = counts.max() ?? 1
         var matters: Set<StateEvent> = []
-        for t in m.transitions {
+        for t in machines.flatMap(\.transitions) {
             var clock = false
             if case .clockRolledBack = t.guard { clock = true }
             if clock || !t.action.effects.isDisjoint(with: [.establish, .recordOnline]) {
@@ -188,7 +213,7 @@ struct Explorer {
         rollbackMatters = matters
         var choices: [MachineState: [EventKind: [EventChoice]]] = [:]
         for state in MachineState.allCases {
-            for kind in EventKind.allCases { choices[state, default: [:]][kind] = Self.eventChoices(m, state, kind) }
+            for kind in EventKind.allCases { choices[state, default: [:]][kind] = Self.eventChoices(machines, state, kind) }
         }
         self.choices = choices
     }
@@ -324,6 +349,12 @@ struct Explorer {
                     let key = ClassKey(discrete: discrete, kind: kind, timing: timing, atoms: answers)
                     let groups = classes[key] ?? classify(node, state, time, kind, timing, key)
                     for group in groups { follow(i, node, piece, ages, state, time, timing, group) }
+                    for d in differing[key] ?? [] where divergenceKinds.insert([d.old.transition, d.new.transition]).inserted {
+                        let edge = Edge(
+                            from: i, to: -1, choice: d.choice, timing: timing, piece: piece, transition: d.old.transition,
+                            decision: d.old.decision, reason: d.old.reason)
+                        divergences.append(Divergence(edge: edge, old: d.old, new: d.new))
+                    }
                     if groups.contains(where: { !$0.examined.isEmpty }) { examine(i, node, piece, set, key, groups) }
                 }
             }
@@ -335,9 +366,19 @@ struct Explorer {
         _ node: Node, _ state: SessionState, _ time: Timestamp, _ kind: EventKind, _ timing: Timing, _ key: ClassKey
     ) -> [Group] {
         var groups: [Group] = []
+        var differ: [(choice: EventChoice, old: Outcome, new: Outcome)] = []
+        var differKinds: Set<[Int]> = []
+        defer { if other != nil { differing[key] = differ } }
         for choice in choices[state.state]?[kind] ?? [] {
-            let outcome = policy.evaluate(state, event(choice, at: time, for: state))
+            let e = event(choice, at: time, for: state)
+            let outcome = policy.evaluate(state, e)
             evaluations += 1
+            if let other {
+                let o = other.evaluate(state, e)
+                if !Self.same(outcome, o), differKinds.insert([outcome.transition, o.transition]).inserted {
+                    differ.append((choice, outcome, o))
+                }
+            }
             let id = outcome.transition
             let next = self.key(outcome.state)
             var cleared = node.cleared
@@ -393,6 +434,10 @@ struct Explorer {
     /// The comparisons of an age with a constant that the guards of `kind` in the session's
     /// state make, as (clock, θ) for `age > θ`.
     func atoms(_ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {
+        Self.atoms(machine, k, kind) + (other.map { Self.atoms($0.machine, k, kind) } ?? [])
+    }
+
+    static func atoms(_ machine: StateMachine, _ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {
         func has(_ c: Zone.Clock) -> Bool { k.has(c) }
         func since(_ c: Zone.Clock) -> Zone.Clock? { has(c) ? c : has(.lastIdPLogin) ? .lastIdPLogin : nil }
         var out: [(Zone.Clock, Int64)] = []
@@ -723,13 +768,16 @@ struct Explorer {
     /// The facts varied for `kind` in `state`: those a guard of that group reads, those a session
     /// is established from, and those the kind requires (each also absent, which the engine refuses).
     /// A fact no guard of the group reads cannot change which transition decides.
-    static func eventChoices(_ m: StateMachine, _ state: MachineState, _ kind: EventKind) -> [EventChoice] {
+    static func eventChoices(_ machines: [StateMachine], _ state: MachineState, _ kind: EventKind) -> [EventChoice] {
         do {
+            let m = machines[0]
             var reads: Set<String> = ["network"]
             var attributes: [String: [String?]] = [:]
-            for t in m.transitions(from: state, on: kind) {
-                reads.formUnion(Self.reads(t.guard, m, &attributes))
-                if t.action.effects.contains(.establish) { reads.formUnion(["user", "device", "authMode"]) }
+            for machine in machines {
+                for t in machine.transitions(from: state, on: kind) {
+                    reads.formUnion(Self.reads(t.guard, machine, &attributes))
+                    if t.action.effects.contains(.establish) { reads.formUnion(["user", "device", "authMode"]) }
+                }
             }
             let required = Set(kind.requiredFacts.facts.map { "\($0)" })
             reads.formUnion(required)
