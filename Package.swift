@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SessionPolicy", targets: ["SessionPolicy"]),
         .library(name: "SessionPolicyYAML", targets: ["SessionPolicyYAML"]),
         .library(name: "SessionPolicyCheck", targets: ["SessionPolicyCheck"]),
+        .library(name: "SessionPolicyVerify", targets: ["SessionPolicyVerify"]),
         .executable(name: "policyctl", targets: ["policyctl"]),
         // The repository's own test fixtures and helpers, a product only so that the server
         // package's tests can share them. Not API: no stability promise.

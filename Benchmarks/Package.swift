@@ -43,6 +43,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Verify",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SessionPolicyVerify", package: "SessionPolicy"),
+                .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+            ],
+            path: "Benchmarks/Verify",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "Codec",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -347,7 +347,14 @@ struct Explorer {
                     let state = concrete(node.session, ages)
                     let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
                     let key = ClassKey(discrete: discrete, kind: kind, timing: timing, atoms: answers)
-                    let groups = classes[key] ?? classify(node, state, time, kind, timing, key)
+                    var late: (SessionState, Timestamp)?
+                    if other != nil {
+                        // A difference in the times a step records shows only where time has
+                        // passed: compare the versions at the class's latest point too.
+                        let a = piece.point(Array((set + [.eventTime]).reversed()), largest: 366 * 86_400_000)
+                        late = (concrete(node.session, a), Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0)))
+                    }
+                    let groups = classes[key] ?? classify(node, state, time, kind, timing, key, late: late)
                     for group in groups { follow(i, node, piece, ages, state, time, timing, group) }
                     for d in differing[key] ?? [] where divergenceKinds.insert([d.old.transition, d.new.transition]).inserted {
                         let edge = Edge(
@@ -363,7 +370,8 @@ struct Explorer {
 
     /// Evaluates every choice of facts of a class at one point of it, and groups them by how they end.
     private mutating func classify(
-        _ node: Node, _ state: SessionState, _ time: Timestamp, _ kind: EventKind, _ timing: Timing, _ key: ClassKey
+        _ node: Node, _ state: SessionState, _ time: Timestamp, _ kind: EventKind, _ timing: Timing, _ key: ClassKey,
+        late: (SessionState, Timestamp)? = nil
     ) -> [Group] {
         var groups: [Group] = []
         var differ: [(choice: EventChoice, old: Outcome, new: Outcome)] = []
@@ -377,6 +385,11 @@ struct Explorer {
                 let o = other.evaluate(state, e)
                 if !Self.same(outcome, o), differKinds.insert([outcome.transition, o.transition]).inserted {
                     differ.append((choice, outcome, o))
+                }
+                if let (lateState, lateTime) = late {
+                    let le = event(choice, at: lateTime, for: lateState)
+                    let (a, b) = (policy.evaluate(lateState, le), other.evaluate(lateState, le))
+                    if !Self.same(a, b), differKinds.insert([a.transition, b.transition]).inserted { differ.append((choice, a, b)) }
                 }
             }
             let id = outcome.transition
