@@ -13,14 +13,18 @@ struct Explorer {
 
     /// One abstract session: the discrete part and the zone of its ages.
     struct Node: Hashable {
-        var session: SessionKey
+        var discrete: Discrete
         var zone: Zone
-        /// Monitors for the properties: the session was cleared (or revoked) and no IdP login
-        /// came since; the biometric enrollment changed and no IdP login came since.
-        var cleared: Bool
-        var enrollmentChanged: Bool
-        /// The monitors of the user's properties, in their order.
-        var monitors: [Monitor]
+
+        init(session: SessionKey, zone: Zone, cleared: Bool, enrollmentChanged: Bool, monitors: [Monitor]) {
+            discrete = Discrete(session: session, cleared: cleared, enrollmentChanged: enrollmentChanged, monitors: monitors)
+            self.zone = zone
+        }
+
+        var session: SessionKey { discrete.session }
+        var cleared: Bool { discrete.cleared }
+        var enrollmentChanged: Bool { discrete.enrollmentChanged }
+        var monitors: [Monitor] { discrete.monitors }
     }
 
     /// The session without its times: what the guards read besides ages.
@@ -250,6 +254,9 @@ struct Explorer {
     /// The nodes by discrete part and monitors: a new zone inside one already explored adds nothing.
     private var byDiscrete: [Discrete: [Int]] = [:]
 
+    /// The discrete part of a node: the session without its times, and the properties'
+    /// monitors (the session was cleared or revoked and no IdP login came since; the biometric
+    /// enrollment changed and no IdP login came since; the user's properties, in their order).
     struct Discrete: Hashable {
         var session: SessionKey
         var cleared: Bool
@@ -259,8 +266,7 @@ struct Explorer {
 
     private mutating func insert(_ node: Node, from edge: Edge?) -> Int {
         if let i = index[node] { return i }
-        let d = Discrete(
-            session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, monitors: node.monitors)
+        let d = node.discrete
         for i in byDiscrete[d] ?? [] where nodes[i].zone.includes(node.zone) { return i }
         nodes.append(node)
         parent.append(edge)
@@ -321,8 +327,7 @@ struct Explorer {
 
     private mutating func expand(_ i: Int) {
         let node = nodes[i]
-        let discrete = Discrete(
-            session: node.session, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, monitors: node.monitors)
+        let discrete = node.discrete
         let set = node.session.clocks
         for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
             var z = node.zone
