@@ -16,11 +16,6 @@ struct Explorer {
         var discrete: Discrete
         var zone: Zone
 
-        init(session: SessionKey, zone: Zone, cleared: Bool, enrollmentChanged: Bool, monitors: [Monitor]) {
-            discrete = Discrete(session: session, cleared: cleared, enrollmentChanged: enrollmentChanged, monitors: monitors)
-            self.zone = zone
-        }
-
         var session: SessionKey { discrete.session }
         var cleared: Bool { discrete.cleared }
         var enrollmentChanged: Bool { discrete.enrollmentChanged }
@@ -71,7 +66,6 @@ struct Explorer {
     /// One explored step: from a node, an event in a class of timings, what the engine did.
     struct Edge: Sendable {
         var from: Int
-        var to: Int
         var choice: EventChoice
         var timing: Timing
         /// The class of timings (ages at the event, with the event's own age).
@@ -237,8 +231,9 @@ struct Explorer {
     /// Explores breadth first until no new abstract state appears.
     mutating func run(limit: Int = 200_000) -> Bool {
         let start = Node(
-            session: key(SessionState.signedOut), zone: Zone(), cleared: true, enrollmentChanged: false,
-            monitors: properties.map(Monitor.initial))
+            discrete: Discrete(
+                session: key(SessionState.signedOut), cleared: true, enrollmentChanged: false, monitors: properties.map(Monitor.initial)),
+            zone: Zone())
         _ = insert(start, from: nil)
         var next = 0
         while next < nodes.count {
@@ -298,14 +293,12 @@ struct Explorer {
         var transition: Int
         var decision: Decision?
         var reason: Reason
-        var next: SessionKey
-        var cleared: Bool
-        var enrollmentChanged: Bool
+        /// The next node's discrete part: session and monitors.
+        var next: Discrete
         /// The choices whose outcome the properties examine (`allow`, `require_biometric`, or a
         /// clock set back).
         var examined: [EventChoice]
-        /// The monitors after the step, and the user properties it breaks.
-        var monitors: [Monitor]
+        /// The user properties the step breaks.
         var breaks: [Int]
     }
 
@@ -363,7 +356,7 @@ struct Explorer {
                     for group in groups { follow(i, node, piece, ages, state, time, timing, group) }
                     for d in differing[key] ?? [] where divergenceKinds.insert([d.old.transition, d.new.transition]).inserted {
                         let edge = Edge(
-                            from: i, to: -1, choice: d.choice, timing: timing, piece: piece, transition: d.old.transition,
+                            from: i, choice: d.choice, timing: timing, piece: piece, transition: d.old.transition,
                             decision: d.old.decision, reason: d.old.reason)
                         divergences.append(Divergence(edge: edge, old: d.old, new: d.new))
                     }
@@ -432,17 +425,16 @@ struct Explorer {
                     if broken { breaks.append(j) }
                 }
             }
+            let discrete = Discrete(session: next, cleared: cleared, enrollmentChanged: enrollment, monitors: monitors)
             if let g = groups.firstIndex(where: {
-                $0.transition == id && $0.next == next && $0.cleared == cleared && $0.enrollmentChanged == enrollment
-                    && $0.monitors == monitors && $0.breaks == breaks
+                $0.transition == id && $0.next == discrete && $0.breaks == breaks
             }) {
                 if examined { groups[g].examined.append(choice) }
             } else {
                 groups.append(
                     Group(
-                        choice: choice, transition: id, decision: outcome.decision, reason: outcome.reason, next: next,
-                        cleared: cleared, enrollmentChanged: enrollment, examined: examined ? [choice] : [], monitors: monitors,
-                        breaks: breaks))
+                        choice: choice, transition: id, decision: outcome.decision, reason: outcome.reason, next: discrete,
+                        examined: examined ? [choice] : [], breaks: breaks))
             }
         }
         classes[key] = groups
@@ -556,11 +548,11 @@ struct Explorer {
         let outcome = policy.evaluate(state, event(group.choice, at: time, for: state))
         evaluations += 1
         let id = group.transition
-        if outcome.transition != id || key(outcome.state) != group.next {
+        if outcome.transition != id || key(outcome.state) != group.next.session {
             inconsistencies.append("transition \(id): a class ends otherwise in another zone")
         }
         let edge = Edge(
-            from: i, to: -1, choice: group.choice, timing: timing, piece: piece, transition: id, decision: group.decision,
+            from: i, choice: group.choice, timing: timing, piece: piece, transition: id, decision: group.decision,
             reason: group.reason)
         steps += 1
         guard id >= 0 else {
@@ -571,8 +563,9 @@ struct Explorer {
         taken.insert(id)
         if taking[id, default: []].count < Self.takingKept { taking[id, default: []].append(edge) }
         var (zone, times) = successor(node, piece, id)
-        if group.next.times != times {
-            inconsistencies.append("transition \(id): the engine records times \(group.next.clocks), verify \(SessionKey.clocks(times))")
+        if group.next.session.times != times {
+            inconsistencies.append(
+                "transition \(id): the engine records times \(group.next.session.clocks), verify \(SessionKey.clocks(times))")
         }
         if let h = Explorer.highest(outcome.state) {
             var nextAges = Ages()
@@ -582,11 +575,7 @@ struct Explorer {
             }
         }
         zone.extrapolate(bounds)
-        let to = insert(
-            Node(
-                session: group.next, zone: zone, cleared: group.cleared, enrollmentChanged: group.enrollmentChanged,
-                monitors: group.monitors),
-            from: edge)
+        let to = insert(Node(discrete: group.next, zone: zone), from: edge)
         for j in group.breaks where userViolations[j] == nil { userViolations[j] = edge }
         links.insert(UInt64(i) << 32 | UInt64(to))
     }
@@ -627,7 +616,7 @@ struct Explorer {
             for f in found where violations[f.property] == nil {
                 let group = groups[f.group]
                 let edge = Edge(
-                    from: i, to: -1, choice: f.choice, timing: key.timing, piece: sub, transition: group.transition,
+                    from: i, choice: f.choice, timing: key.timing, piece: sub, transition: group.transition,
                     decision: group.decision, reason: group.reason)
                 violations[f.property] = Violation(property: f.property, edge: edge, detail: f.detail, expected: f.expected)
             }

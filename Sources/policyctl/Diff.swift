@@ -112,9 +112,7 @@ struct Diff: ParsableCommand {
         var state = SessionState.signedOut
         for s in d.steps {
             let o = new.evaluate(state, s.event)
-            lines.append("      - at: \(s.event.time)")
-            lines.append("        event: \(s.event.kind.rawValue)")
-            for (k, v) in Verify.fields(s.event) { lines.append("        \(k): \(v)") }
+            lines += Verify.stepLines(s.event)
             lines.append(
                 "        expect: { decision: \(o.decision?.rawValue ?? "none"), reason: \(o.reason), state: \(o.state.state.rawValue) }")
             state = o.state

@@ -171,6 +171,11 @@ struct Verify: ParsableCommand {
         return parts.joined(separator: " ")
     }
 
+    /// A scenario step's lines for an event, up to its `expect:`: its time, kind and facts.
+    static func stepLines(_ e: Event) -> [String] {
+        ["      - at: \(e.time)", "        event: \(e.kind.rawValue)"] + fields(e).map { "        \($0): \($1)" }
+    }
+
     /// The facts an event carries, as scenario keys and values.
     static func fields(_ e: Event) -> [(String, String)] {
         var out: [(String, String)] = []
@@ -212,9 +217,7 @@ struct Verify: ParsableCommand {
             lines.append("    start: \(run.steps[0].event.time)")
             lines.append("    steps:")
             for s in run.steps {
-                lines.append("      - at: \(s.event.time)")
-                lines.append("        event: \(s.event.kind.rawValue)")
-                for (k, v) in fields(s.event) { lines.append("        \(k): \(v)") }
+                lines += stepLines(s.event)
                 lines.append(
                     "        expect: { decision: \(s.decision?.rawValue ?? "none"), reason: \(s.reason), state: \(s.state.rawValue) }")
             }
@@ -244,9 +247,7 @@ struct Verify: ParsableCommand {
             "    steps:",
         ]
         for (i, s) in c.steps.enumerated() {
-            lines.append("      - at: \(s.event.time)")
-            lines.append("        event: \(s.event.kind.rawValue)")
-            for (k, v) in fields(s.event) { lines.append("        \(k): \(v)") }
+            lines += stepLines(s.event)
             let last = i == c.steps.count - 1
             let decision = (last ? c.expected : s.decision)?.rawValue ?? "none"
             lines.append(
