@@ -11,7 +11,9 @@
 # WARMUP (s of stateful traffic per server before measuring, 3; a server's first event of a
 # session reads the row before writing it, so give it USERS / rate seconds to see them all),
 # BATCH (items per batch request, 100), BIN (a folder with release policyctl-serve and
-# echo-server; default: build them). Without PG_URL the PostgreSQL rows are left out.
+# echo-server; default: build them), TARGETS (the rows to measure beside echo, default
+# "stateless batch sqlite postgres"; "postgres" alone measures the PostgreSQL rows and pgbench).
+# Without PG_URL the PostgreSQL rows are left out.
 # Needs wrk, python3 and, for PostgreSQL, psql and pgbench. Not a test: it prints figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,9 @@ SECRET=load-secret-0123456789abcdef0123456789
 SERVICE_SECRET=load-service-secret-0123456789abcdef0123
 . load/lib.sh
 SCRIPT_START=$(date +%s)
+TARGETS=${TARGETS:-stateless batch sqlite postgres}
 export THREADS BATCH SCRIPT_START
+wants() { [[ " $TARGETS " == *" $1 "* ]]; }
 
 release_bin
 
@@ -48,6 +52,7 @@ serve() { # PORT STORAGE
 PIDS+=($!)
 sleep 1
 serve 18191 "sqlite:$WORK/load.sqlite"
+wants postgres || PG_URL=
 if [ -n "${PG_URL:-}" ]; then
   psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, schema_migrations, bench_sessions" >/dev/null
   serve 18192 "$PG_URL"
@@ -69,7 +74,9 @@ fi
 
 # Warm-up, not counted.
 WARMUP=${WARMUP:-3}
-FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18191 >/dev/null 2>&1
+if wants sqlite; then
+  FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18191 >/dev/null 2>&1
+fi
 if [ -n "${PG_URL:-}" ]; then
   FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1
   TOKENS=$WORK/tokens-a.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1 &
@@ -83,9 +90,9 @@ echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, release builds, 
 for round in $(seq "$ROUNDS"); do
   echo "round $round/$ROUNDS" >&2
   BODY=$WORK/evaluate.json measure echo http://127.0.0.1:18190/echo -s load/post.lua
-  TOKENS=$WORK/tokens.txt MODE=stateless measure stateless http://127.0.0.1:18191 -s load/workload.lua
-  TOKENS=$WORK/tokens.txt MODE=batch measure batch http://127.0.0.1:18191 -s load/workload.lua
-  TOKENS=$WORK/tokens.txt MODE=stateful measure stateful-sqlite http://127.0.0.1:18191 -s load/workload.lua
+  if wants stateless; then TOKENS=$WORK/tokens.txt MODE=stateless measure stateless http://127.0.0.1:18191 -s load/workload.lua; fi
+  if wants batch; then TOKENS=$WORK/tokens.txt MODE=batch measure batch http://127.0.0.1:18191 -s load/workload.lua; fi
+  if wants sqlite; then TOKENS=$WORK/tokens.txt MODE=stateful measure stateful-sqlite http://127.0.0.1:18191 -s load/workload.lua; fi
   if [ -n "${PG_URL:-}" ]; then
     TOKENS=$WORK/tokens.txt MODE=stateful measure stateful-postgres http://127.0.0.1:18192 -s load/workload.lua
     # Two servers on one database, each with half the users, at once.

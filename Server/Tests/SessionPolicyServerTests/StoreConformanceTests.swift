@@ -95,6 +95,42 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "concurrent updates of many sessions at once (first events and later ones, several per session): each lands once",
+        arguments: TestStorage.available)
+    func manySessionsAtOnce(_ kind: TestStorage) async throws {
+        try await kind.withStore { store in
+            let user = unique("u")
+            let keys = (0..<24).map { SessionKey(policy: "p", user: user, device: "d\($0)") }
+            let rounds = 6
+            // Every session's updates run at once with every other session's, so a group holds
+            // first inserts, updates and two writes of one session (the second must wait).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (i, key) in keys.enumerated() {
+                    for _ in 0..<rounds {
+                        group.addTask {
+                            _ = try await store.updateSession(key, now: Self.t0) { old in
+                                var s = old?.state ?? SessionState(state: .active, device: key.device)
+                                s.failures.idpLogin += 1
+                                s.failures.biometric = i
+                                return (s, ())
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for (i, key) in keys.enumerated() {
+                let final = try #require(try await store.session(key))
+                #expect(final.state.failures.idpLogin == rounds, "\(key)")
+                #expect(final.state.failures.biometric == i, "\(key)")
+                #expect(final.state.device == key.device, "\(key)")
+                #expect(final.revision == Int64(rounds), "\(key)")
+            }
+            #expect(try await store.sessions(policy: "p", user: user).count == keys.count)
+        }
+    }
+
+    @Test(
         "PostgreSQL: two servers on one database write one session, interleaved and at once: none is lost or applied twice",
         .enabled(if: TestStorage.postgresURL != nil, "needs SESSIONPOLICY_TEST_POSTGRES"))
     func twoServersOneSession() async throws {
