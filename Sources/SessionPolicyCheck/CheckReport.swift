@@ -48,8 +48,11 @@ public struct CheckReport: Sendable {
 
     /// Lever, guard and transition coverage of every policy by these results; `threshold`
     /// applies to `thresholdUnit`.
-    public func coverage(threshold: Double? = nil, thresholdUnit: CoverageUnit = .lever) -> CoverageReport {
-        CoverageReport(results: results, policies: policies, threshold: threshold, thresholdUnit: thresholdUnit)
+    public func coverage(
+        threshold: Double? = nil, thresholdUnit: CoverageUnit = .lever, reachable: [String: Set<Int>] = [:]
+    ) -> CoverageReport {
+        CoverageReport(
+            results: results, policies: policies, threshold: threshold, thresholdUnit: thresholdUnit, reachable: reachable)
     }
 
     /// Whether `check` succeeds: no scenario failed and the coverage, if measured, reaches its threshold.

@@ -6,7 +6,9 @@ public import SessionPolicy
 /// A lever is a policy key that produced transitions (`session.max`, `rules.NAME`), or `built-in`
 /// for the checks every policy has; a guard is one check with one outcome, wherever the machine
 /// repeats it (the integrity check on every state and device event is one guard); a transition
-/// is one (state, event, guard) edge of the machine, as `policyctl compile` lists them.
+/// is one (state, event, guard) edge of the machine, as `policyctl compile` lists them; a
+/// reachable transition is one that some sequence and timing of events takes, as `policyctl
+/// verify` proves (the others are dead: no scenario can take them).
 /// A struct rather than an enum so that a unit can be added without breaking a `switch`.
 public struct CoverageUnit: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
@@ -25,12 +27,16 @@ public struct CoverageUnit: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let `guard` = CoverageUnit("guard")
     /// The transitions of the machine.
     public static let transition = CoverageUnit("transition")
+    /// The reachable transitions of the machine: the honest denominator, since no scenario can
+    /// take a dead transition. Where reachability is unknown (the exploration stopped at its
+    /// limit), every transition counts.
+    public static let reachable = CoverageUnit("reachable")
     /// Every unit, in the order reports show them.
-    public static let all: [CoverageUnit] = [.lever, .guard, .transition]
+    public static let all: [CoverageUnit] = [.lever, .guard, .transition, .reachable]
 
-    public var description: String { rawValue }
-    /// `levers`, `guards`, `transitions`.
-    public var plural: String { rawValue + "s" }
+    public var description: String { self == .reachable ? "reachable transition" : rawValue }
+    /// `levers`, `guards`, `transitions`, `reachable transitions`.
+    public var plural: String { description + "s" }
 }
 
 /// A count of covered things out of a total, in one unit.
@@ -75,9 +81,12 @@ public struct CoverageReport: Sendable {
 
     /// Computes coverage of every policy in `policies` from `results`. Scenarios whose policy is
     /// not in `policies` are ignored.
+    ///
+    /// `reachable` holds, per policy, the ids of its reachable transitions where they are known
+    /// (`Verifier.reachableTransitions`); without it, the reachable unit counts every transition.
     public init(
         results: [ScenarioResult], policies: [String: CompiledPolicy], threshold: Double? = nil,
-        thresholdUnit: CoverageUnit = .lever
+        thresholdUnit: CoverageUnit = .lever, reachable: [String: Set<Int>] = [:]
     ) {
         var taken: [String: Set<Int>] = [:]
         var runs: [String: Int] = [:]
@@ -86,7 +95,7 @@ public struct CoverageReport: Sendable {
             runs[r.scenario.policy, default: 0] += 1
         }
         self.policies = policies.keys.sorted().map {
-            PolicyCoverage(policies[$0]!, taken: taken[$0] ?? [], scenarios: runs[$0] ?? 0)
+            PolicyCoverage(policies[$0]!, taken: taken[$0] ?? [], scenarios: runs[$0] ?? 0, reachable: reachable[$0])
         }
         self.threshold = threshold
         self.thresholdUnit = thresholdUnit
@@ -125,13 +134,18 @@ public struct CoverageReport: Sendable {
         return "\(tenths / 10).\(tenths % 10)%"
     }
 
-    /// `9 of 21 levers exercised (42.8%), 14 of 52 guards taken (26.9%), 19 of 364 transitions (5.2%)`.
-    static func figures(_ f: (CoverageUnit) -> CoverageFigure) -> String {
-        let (l, g, t) = (f(.lever), f(.guard), f(.transition))
+    /// `9 of 21 levers exercised (42.8%), 14 of 52 guards taken (26.9%), 19 of 364 transitions (5.2%)`,
+    /// then `, 19 of 40 reachable transitions (47.5%)` when reachability is known.
+    static func figures(_ f: (CoverageUnit) -> CoverageFigure, reachableKnown: Bool) -> String {
+        let (l, g, t, r) = (f(.lever), f(.guard), f(.transition), f(.reachable))
         return "\(l.covered) of \(l.total) levers exercised (\(showPercent(l.percent))), "
             + "\(g.covered) of \(g.total) guards taken (\(showPercent(g.percent))), "
             + "\(t.covered) of \(t.total) transitions (\(showPercent(t.percent)))"
+            + (reachableKnown ? ", \(r.covered) of \(r.total) reachable transitions (\(showPercent(r.percent)))" : "")
     }
+
+    /// Whether every policy's reachable transitions are known.
+    public var reachableKnown: Bool { !policies.isEmpty && policies.allSatisfy { $0.reachable != nil } }
 
     /// The line that says whether the overall coverage reaches the threshold, in its unit; nil
     /// without a threshold. `lever coverage 42.8% (9 of 21 levers) is below the threshold of 50%`.
@@ -154,7 +168,7 @@ public struct CoverageReport: Sendable {
     public func human(detail: Bool) -> String {
         var out = ""
         for p in policies {
-            out += "policy \(p.policy): \(Self.figures(p.figure))\n"
+            out += "policy \(p.policy): \(Self.figures(p.figure, reachableKnown: p.reachable != nil))\n"
             if p.scenarios == 0 && !detail {
                 out += "  no scenario runs against it\n"
                 continue
@@ -176,12 +190,15 @@ public struct CoverageReport: Sendable {
                 for id in lever.guards where !p.guards[id].taken { out += "    \(p.describe(p.guards[id]))\n" }
             }
             if detail && !p.missed.isEmpty {
-                out += "  transitions never taken: \(p.missed.count)\n"
-                for t in p.missed { out += "    \(p.describe(t))\n" }
+                let dead = p.reachable.map { r in p.missed.count { !r.contains($0.id) } }
+                out += "  transitions never taken: \(p.missed.count)\(dead.map { " (\($0) of them unreachable)" } ?? "")\n"
+                for t in p.missed {
+                    out += "    \(p.describe(t))\(p.reachable.map { $0.contains(t.id) ? "" : " (unreachable)" } ?? "")\n"
+                }
             }
         }
         let count = policies.count == 1 ? "1 policy" : "\(policies.count) policies"
-        out += "coverage: \(Self.figures(figure)) in \(count)\n"
+        out += "coverage: \(Self.figures(figure, reachableKnown: reachableKnown)) in \(count)\n"
         if let line = thresholdLine { out += line + "\n" }
         return out
     }
@@ -232,13 +249,17 @@ public struct PolicyCoverage: Sendable {
     /// States no transition was taken from, in machine order: the scenarios never had a
     /// session there (or the policy cannot get there).
     public var unvisitedStates: [MachineState]
+    /// The ids of the transitions some run of events can take, when known (`policyctl verify`).
+    public var reachable: Set<Int>?
     /// How many scenarios ran against the policy.
     public var scenarios: Int
     /// The compiled policy, for describing guards.
     let compiled: CompiledPolicy
 
-    /// Coverage of `policy` given the ids of the transitions taken by its `scenarios` scenarios.
-    public init(_ policy: CompiledPolicy, taken: Set<Int>, scenarios: Int) {
+    /// Coverage of `policy` given the ids of the transitions taken by its `scenarios` scenarios,
+    /// and the ids of its reachable transitions if known.
+    public init(_ policy: CompiledPolicy, taken: Set<Int>, scenarios: Int, reachable: Set<Int>? = nil) {
+        self.reachable = reachable
         let machine = policy.machine
         let all = machine.transitions
         self.compiled = policy
@@ -299,6 +320,9 @@ public struct PolicyCoverage: Sendable {
         switch unit {
         case .lever: CoverageFigure(covered: levers.count(where: \.exercised), total: levers.count)
         case .guard: CoverageFigure(covered: guards.count(where: \.taken), total: guards.count)
+        case .reachable:
+            reachable.map { r in CoverageFigure(covered: covered.count(where: r.contains), total: r.count) }
+                ?? CoverageFigure(covered: covered.count, total: total)
         default: CoverageFigure(covered: covered.count, total: total)
         }
     }
@@ -401,9 +425,12 @@ extension CoverageReport {
             var lever: Figure
             var `guard`: Figure
             var transition: Figure
+            /// Only where reachability is known.
+            var reachable: Figure?
 
-            init(_ f: (CoverageUnit) -> CoverageFigure) {
+            init(_ f: (CoverageUnit) -> CoverageFigure, reachableKnown: Bool) {
                 (lever, self.guard, transition) = (Figure(f(.lever)), Figure(f(.guard)), Figure(f(.transition)))
+                reachable = reachableKnown ? Figure(f(.reachable)) : nil
             }
         }
         struct Lever: Encodable {
@@ -448,11 +475,13 @@ extension CoverageReport {
             var levers: [Lever]
             var guards: [Guard]
             var unvisitedStates: [String]
+            var reachableTransitions: [Int]?
 
             enum CodingKeys: String, CodingKey {
                 case policy, scenarios, covered, total, percent, units, missed, levers, guards
                 case coveredTransitions = "covered_transitions"
                 case unvisitedStates = "unvisited_states"
+                case reachableTransitions = "reachable_transitions"
             }
         }
         var covered: Int
@@ -473,13 +502,14 @@ extension CoverageReport {
 
     var json: JSON {
         JSON(
-            covered: covered, total: total, percent: percent, units: JSON.Units(figure), threshold: threshold,
+            covered: covered, total: total, percent: percent, units: JSON.Units(figure, reachableKnown: reachableKnown),
+            threshold: threshold,
             thresholdUnit: threshold == nil ? nil : thresholdUnit.rawValue,
             belowThreshold: threshold == nil ? nil : belowThreshold,
             policies: policies.map { p in
                 JSON.Policy(
                     policy: p.policy, scenarios: p.scenarios, covered: p.covered.count, total: p.total, percent: p.percent,
-                    units: JSON.Units(p.figure), coveredTransitions: p.covered,
+                    units: JSON.Units(p.figure, reachableKnown: p.reachable != nil), coveredTransitions: p.covered,
                     missed: p.missed.map { TransitionSummary($0, in: p.compiled.machine, withTarget: false) },
                     levers: p.levers.map {
                         JSON.Lever(
@@ -492,7 +522,7 @@ extension CoverageReport {
                             levers: $0.levers, location: $0.location?.description, taken: $0.taken, transitions: $0.transitions,
                             coveredTransitions: $0.covered)
                     },
-                    unvisitedStates: p.unvisitedStates.map(\.rawValue))
+                    unvisitedStates: p.unvisitedStates.map(\.rawValue), reachableTransitions: p.reachable.map { $0.sorted() })
             })
     }
 }

@@ -155,6 +155,14 @@ public enum Verifier {
             covering: covering && exhaustive ? coveringRuns(explorer) : [])
     }
 
+    /// The ids of the transitions of `policy` that some sequence and timing of events takes, or
+    /// nil when the exploration stops at `stateLimit` (then reachability is not known).
+    public static func reachableTransitions(_ policy: CompiledPolicy, stateLimit: Int = 100_000) -> Set<Int>? {
+        var explorer = Explorer(policy, properties: [])
+        guard explorer.run(limit: stateLimit) else { return nil }
+        return explorer.taken
+    }
+
     /// One concrete run per reachable transition, the shortest found, without the runs that
     /// are the start of a longer one.
     static func coveringRuns(_ x: Explorer) -> [CoveringRun] {

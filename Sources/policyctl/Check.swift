@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SessionPolicy
 import SessionPolicyCheck
+import SessionPolicyVerify
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,9 +18,12 @@ struct Check: ParsableCommand {
             is a policy key that produced transitions, or `built-in`), how many of its distinct \
             guards they took (a check the machine repeats on every state and event counts once) and \
             how many of its transitions; then each lever never exercised and each guard never taken. \
-            A failing scenario counts up to its failing step. --threshold PERCENT fails the check \
+            A failing scenario counts up to its failing step. --reachable (implies --coverage) also \
+            counts the reachable transitions: those some sequence and timing of events takes, proved \
+            by verify's exploration (a few seconds per policy); a dead transition is one no scenario \
+            can take. --threshold PERCENT fails the check \
             when the overall coverage (all policies together) is below PERCENT, counted in levers \
-            unless --threshold-unit says guard or transition.
+            unless --threshold-unit says guard, transition or reachable (implies --reachable).
             With --format junit, standard output is JUnit XML only; the summary line and the \
             coverage text go to standard error.
             Exit codes: 0 all scenarios passed; 1 a scenario failed, or coverage is below \
@@ -53,8 +57,17 @@ struct Check: ParsableCommand {
             valueName: "percent"))
     var threshold: Double?
 
-    @Option(help: ArgumentHelp("What --threshold counts: lever (the default), guard or transition.", valueName: "unit"))
+    @Option(
+        help: ArgumentHelp(
+            "What --threshold counts: lever (the default), guard, transition or reachable (reachable transitions).",
+            valueName: "unit"))
     var thresholdUnit: ThresholdUnit?
+
+    @Flag(
+        help:
+            "Also count coverage of the reachable transitions, proved by verify's exploration; a few seconds per policy (implies --coverage)."
+    )
+    var reachable = false
 
     func validate() throws {
         if let threshold, !(0...100).contains(threshold) {
@@ -83,9 +96,14 @@ struct Check: ParsableCommand {
         }
         let results = input.scenarios.map { ScenarioRunner.run($0, against: input.policies[$0.policy]!.compiled) }
         let report = CheckReport(results: results, policies: input.policies.mapValues(\.compiled))
+        let unit = (thresholdUnit ?? .lever).unit
+        var reachableIDs: [String: Set<Int>] = [:]
+        if reachable || unit == .reachable {
+            for (name, loaded) in input.policies { reachableIDs[name] = Verifier.reachableTransitions(loaded.compiled) }
+        }
         let measured =
-            coverage || coverageDetail || threshold != nil
-            ? report.coverage(threshold: threshold, thresholdUnit: (thresholdUnit ?? .lever).unit) : nil
+            coverage || coverageDetail || threshold != nil || reachable
+            ? report.coverage(threshold: threshold, thresholdUnit: unit, reachable: reachableIDs) : nil
         let out = report.render(format.report, verbose: verbose, coverage: measured, coverageDetail: coverageDetail)
         print(out.stdout, terminator: "")
         FileHandle.standardError.write(Data(out.stderr.utf8))
@@ -108,13 +126,14 @@ enum CheckFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// `--threshold-unit`: the coverage units a threshold can count.
 enum ThresholdUnit: String, ExpressibleByArgument, CaseIterable {
-    case lever, `guard`, transition
+    case lever, `guard`, transition, reachable
 
     var unit: CoverageUnit {
         switch self {
         case .lever: .lever
         case .guard: .guard
         case .transition: .transition
+        case .reachable: .reachable
         }
     }
 }

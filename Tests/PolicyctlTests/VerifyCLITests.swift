@@ -68,6 +68,33 @@ struct CoveringScenarioTests {
         #expect(coverage["covered"] as? Int == reachable, "regenerate with `\(Self.regenerate)`")
     }
 
+    @Test("check --reachable counts the reachable transitions: the covering scenarios reach 100%, the hand-written ones less")
+    func reachableCoverage() throws {
+        let full = try CLI.run([
+            "check", "policies/i360-salesforce.yaml", "examples/generated/i360-salesforce.yaml", "--threshold", "100",
+            "--threshold-unit", "reachable",
+        ])
+        #expect(full.status == 0, "\(full.stdout)\(full.stderr)")
+        #expect(full.stdout.contains("197 of 345 transitions (57.1%), 197 of 197 reachable transitions (100.0%)"), "\(full.stdout)")
+        #expect(full.stdout.contains("reachable transition coverage 100.0% (197 of 197 reachable transitions) meets the threshold of 100%"))
+
+        let partial = try CLI.run([
+            "check", "policies/i360-salesforce.yaml", "examples/i360-salesforce.yaml", "--reachable", "--format", "json",
+            "--threshold", "100", "--threshold-unit", "reachable",
+        ])
+        #expect(partial.status == 1, "\(partial.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(partial.stdout.utf8)) as? [String: Any])
+        let coverage = try #require(json["coverage"] as? [String: Any])
+        let units = try #require(coverage["units"] as? [String: Any])
+        let reachable = try #require(units["reachable"] as? [String: Any])
+        #expect(reachable["total"] as? Int == 197)
+        let covered = try #require(reachable["covered"] as? Int)
+        #expect(covered > 0 && covered < 197)
+        #expect(coverage["below_threshold"] as? Bool == true)
+        let policy = try #require((coverage["policies"] as? [[String: Any]])?.first)
+        #expect((policy["reachable_transitions"] as? [Int])?.count == 197)
+    }
+
     @Test("--covering writes what is shipped (the smallest shipped policy, explored again)")
     func regenerated() throws {
         let dir = try Fixtures.temporaryDirectory("covering")

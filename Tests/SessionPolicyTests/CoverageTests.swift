@@ -206,11 +206,30 @@ struct CoverageTests {
         #expect(!CheckReport(results: Self.results, policies: Self.compiled).succeeded(coverage: t))
     }
 
-    @Test("a unit is one of lever, guard and transition")
+    @Test("a unit is one of lever, guard, transition and reachable")
     func units() {
-        #expect(CoverageUnit.all.map(\.rawValue) == ["lever", "guard", "transition"])
+        #expect(CoverageUnit.all.map(\.rawValue) == ["lever", "guard", "transition", "reachable"])
+        #expect(CoverageUnit.reachable.plural == "reachable transitions")
         #expect(CoverageUnit(rawValue: "guard") == .guard)
         #expect(CoverageUnit(rawValue: "levers") == nil)
+    }
+
+    @Test("the reachable unit counts taken transitions among the reachable ones; unknown reachability counts them all")
+    func reachableUnit() throws {
+        let known = CoverageReport(results: Self.results, policies: Self.compiled, reachable: ["spendiq": [0, 1, 2]])
+        let spendiq = try #require(known.policies.first { $0.policy == "spendiq" })
+        let taken = Set(spendiq.covered)
+        #expect(spendiq.figure(.reachable) == CoverageFigure(covered: [0, 1, 2].count(where: taken.contains), total: 3))
+        // Another policy without reachability: every transition is the denominator, and the
+        // overall line leaves the reachable figure out.
+        let other = try #require(known.policies.first { $0.policy != "spendiq" })
+        #expect(other.figure(.reachable) == other.figure(.transition))
+        #expect(!known.reachableKnown)
+        let lines = known.human(detail: false).split(separator: "\n")
+        let f = spendiq.figure(.reachable)
+        #expect(lines.contains { $0.hasPrefix("policy spendiq: ") && $0.contains(", \(f.covered) of 3 reachable transitions (") })
+        #expect(lines.contains { $0.hasPrefix("coverage: ") && !$0.contains("reachable") })
+        #expect(spendiq.reachable == [0, 1, 2])
     }
 
     @Test("a loaded policy no scenario runs against is reported with no transition covered")
