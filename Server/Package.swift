@@ -33,6 +33,7 @@ let package = Package(
     products: [
         .library(name: "SessionPolicyServer", targets: ["SessionPolicyServer"]),
         .executable(name: "policyctl-serve", targets: ["policyctl-serve"]),
+        .executable(name: "policyctl-sessions", targets: ["policyctl-sessions"]),
     ],
     dependencies: [
         // The root package, by path. Its identity would be the checkout folder's name (`main`,
@@ -85,10 +86,20 @@ let package = Package(
             ],
             packageAccess: false,
             swiftSettings: strict),
+        // The stored sessions of a policy as JSON lines, read-only (`policyctl diff --storage`).
+        .executableTarget(
+            name: "policyctl-sessions",
+            dependencies: [
+                "SessionPolicyServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            packageAccess: false,
+            swiftSettings: strict),
         .testTarget(
             name: "SessionPolicyServerTests",
             dependencies: [
-                "SessionPolicyServer", "policyctl-serve",
+                "SessionPolicyServer", "policyctl-serve", "policyctl-sessions",
                 .product(name: "SessionPolicyTestSupport", package: "SessionPolicy"),
                 .product(name: "SessionPolicyCheck", package: "SessionPolicy"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -13,8 +13,14 @@ struct Diff: ParsableCommand {
             difference is printed once per pair of deciding transitions, at its first class, in \
             words, with the shortest run that reaches it; with `--scenarios DIR` each run is also \
             written as a scenario file against the new version.
+            With `--storage URL` (the server's `sqlite:PATH` or `postgres://...`), it also reads every \
+            stored session of the old version's policy, read-only, and evaluates both versions for \
+            each session's next launch, online and offline, at --at (default: now), from a device \
+            with a hardware keystore that passes its integrity check; the sessions decided \
+            otherwise are counted by change. The store is read by `policyctl-sessions`, built by \
+            the server package (next to policyctl, or on the PATH).
             Exit codes: 0 the versions decide alike; 1 they differ (or the exploration did not \
-            finish); 2 invalid input; 64 usage error.
+            finish); 2 invalid input, or the storage cannot be read; 64 usage error.
             """)
 
     @Argument(help: "The old version's policy file.")
@@ -32,10 +38,36 @@ struct Diff: ParsableCommand {
     @Option(help: "Stop exploring after this many abstract states (nothing is then proved).")
     var stateLimit = 100_000
 
+    @Option(help: "The server's storage, to count the stored sessions whose next launch the new version decides otherwise.")
+    var storage: String?
+
+    @Option(help: "With --storage: the time of those launches, RFC 3339 (default: now).")
+    var at: String?
+
+    func validate() throws {
+        if at != nil && storage == nil { throw ValidationError("`--at` needs `--storage`") }
+        if let at, Timestamp.parse(at) == nil {
+            throw ValidationError("`--at` must be a time like `2026-03-01T09:00:00Z`, not `\(at)`")
+        }
+    }
+
     func run() throws {
         let (oldLoaded, _) = try PolicyFile.loadAll([old], json: format == .json)
         let (newLoaded, _) = try PolicyFile.loadAll([new], json: format == .json)
         guard let a = oldLoaded.first, let b = newLoaded.first else { throw Exit.invalidInput }
+        // The store first: a storage that cannot be read fails before seconds of exploring.
+        var impact: StorageImpact?
+        if let storage {
+            let time = at.flatMap(Timestamp.parse) ?? Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
+            do {
+                impact = try StorageImpact.measure(old: a.compiled, new: b.compiled, storage: storage, at: time)
+            } catch let failure as StorageImpact.Failure {
+                var text = failure.message.hasPrefix("error: ") ? failure.message : "error: \(failure.message)"
+                if let help = failure.help { text += "\n  = help: \(help)" }
+                FileHandle.standardError.write(Data((text + "\n").utf8))
+                throw Exit.invalidInput
+            }
+        }
         let report = Differ.diff(a.compiled, b.compiled, stateLimit: stateLimit)
         if let dir = scenarios {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -48,9 +80,15 @@ struct Diff: ParsableCommand {
         if format == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            var data = try encoder.encode(report)
+            if let impact, var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+                object["impact"] = try JSONSerialization.jsonObject(with: encoder.encode(impact))
+                data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            }
+            print(String(decoding: data, as: UTF8.self))
         } else {
             print(Self.render(report))
+            if let impact { print(impact.human) }
         }
         if !report.equivalent { throw Exit.failures }
     }

@@ -47,9 +47,8 @@ struct ServeLauncher: ParsableCommand {
         throw Exit.invalidInput
     }
 
-    /// `policyctl-serve` next to this executable, or on the `PATH`.
-    static func locate() -> String? {
-        let name = "policyctl-serve"
+    /// `name` (`policyctl-serve` by default) next to this executable, or on the `PATH`.
+    static func locate(_ name: String = "policyctl-serve") -> String? {
         var candidates: [String] = []
         if let me = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             candidates.append(me.deletingLastPathComponent().appendingPathComponent(name).path)

@@ -48,4 +48,86 @@ struct DiffCLITests {
         #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.contains("Tests/Fixtures/properties/bad.yaml:1:1: error["), "\(r.stderr)")
     }
+
+    /// A folder holding a stand-in `policyctl-sessions` that runs `body` (the real one is the
+    /// server package's; `Server/Tests` runs it against SQLite and PostgreSQL).
+    static func exporter(_ body: String) throws -> URL {
+        let dir = try Fixtures.temporaryDirectory("exporter")
+        let path = dir.appendingPathComponent("policyctl-sessions").path
+        try "#!/bin/sh\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return dir
+    }
+
+    static func path(_ dir: URL) -> [String: String] {
+        ["PATH": dir.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+    }
+
+    @Test("--storage counts the stored sessions whose next launch the new version decides otherwise, online and offline")
+    func storageImpact() throws {
+        let stored = Fixtures.path("Tests/Fixtures/diff/stored-small.jsonl")
+        let dir = try Self.exporter("[ \"$1 $2 $3 $4\" = \"--storage sqlite:sessions.sqlite --policy small\" ] || exit 9\ncat '\(stored)'")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let args = [
+            "diff", "\(Self.dir)/small.yaml", "\(Self.dir)/small-5d.yaml", "--storage", "sqlite:sessions.sqlite", "--at",
+            "2026-03-07T10:00:00Z",
+        ]
+        let r = try CLI.run(args, environment: Self.path(dir))
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("impact on the 3 sessions of `small` stored in sqlite:sessions.sqlite") })
+        #expect(
+            lines[start].hasSuffix(
+                "for their next launch at 2026-03-07T10:00:00Z (from a device with a hardware keystore that passes its integrity check):"))
+        #expect(
+            Array(lines[(start + 1)...])
+                == [
+                    "  online: 1 decided otherwise, 2 alike",
+                    "    1  allow (within_limits) becomes idp_login (offline_window_exceeded), for example user `alice` on `d1`",
+                    "  offline: 1 decided otherwise, 2 alike",
+                    "    1  allow (within_limits) becomes idp_login (offline_window_exceeded), for example user `alice` on `d1`",
+                ])
+
+        // The same in JSON, under `impact`.
+        let json = try CLI.run(args + ["--format", "json"], environment: Self.path(dir))
+        #expect(json.status == 1, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let impact = try #require(object["impact"] as? [String: Any])
+        #expect(impact["sessions"] as? Int == 3)
+        #expect(impact["unchanged"] as? [String: Int] == ["online": 2, "offline": 2])
+        let changes = try #require(impact["changes"] as? [[String: Any]])
+        #expect(changes.count == 2 && changes.allSatisfy { $0["sessions"] as? Int == 1 })
+        #expect((changes.first?["new"] as? [String: Any])?["reason"] as? String == "offline_window_exceeded")
+
+        // Equivalent versions: the stored sessions are all decided alike.
+        let same = try CLI.run(
+            ["diff", "\(Self.dir)/small.yaml", "\(Self.dir)/small-reworded.yaml", "--storage", "sqlite:sessions.sqlite"],
+            environment: Self.path(dir))
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.contains("  offline: 0 decided otherwise, 3 alike"), "\(same.stdout)")
+    }
+
+    @Test("--storage: an exporter that fails, or none at all, is exit 2 with what to do; --at needs --storage")
+    func storageErrors() throws {
+        let failing = try Self.exporter("echo 'error: cannot open the storage `sqlite:x.sqlite`' >&2\nexit 2")
+        defer { try? FileManager.default.removeItem(at: failing) }
+        let args = ["diff", "\(Self.dir)/small.yaml", "\(Self.dir)/small-5d.yaml", "--storage", "sqlite:x.sqlite"]
+        let r = try CLI.run(args, environment: Self.path(failing))
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: cannot open the storage `sqlite:x.sqlite`\n", "\(r.stderr)")
+
+        let garbage = try Self.exporter("echo 'not json'")
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        let g = try CLI.run(args, environment: Self.path(garbage))
+        #expect(g.status == 2)
+        #expect(g.stderr.contains("wrote a line that is not a stored session: not json"), "\(g.stderr)")
+
+        let none = try CLI.run(args, environment: ["PATH": "/usr/bin:/bin"])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("`policyctl-sessions`, which is neither next to policyctl nor on the PATH"), "\(none.stderr)")
+        #expect(none.stderr.contains("= help: it is built by the server package"), "\(none.stderr)")
+
+        let at = try CLI.run(["diff", "\(Self.dir)/small.yaml", "\(Self.dir)/small-5d.yaml", "--at", "2026-03-07T10:00:00Z"])
+        #expect(at.status == 64 && at.stderr.contains("`--at` needs `--storage`"), "\(at.stderr)")
+    }
 }

@@ -118,7 +118,10 @@ public enum CLI {
 
     /// Runs `policyctl args` (or `args` of another built `executable`) in the package root, with
     /// `stdin` as standard input.
-    public static func run(_ args: [String], stdin: String? = nil, executable: String? = binary) throws -> Result {
+    /// `environment` adds to (or replaces entries of) this process's environment.
+    public static func run(
+        _ args: [String], stdin: String? = nil, executable: String? = binary, environment: [String: String] = [:]
+    ) throws -> Result {
         guard let binary = executable else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "executable not found; run swift build"])
         }
@@ -126,6 +129,9 @@ public enum CLI {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = args
         process.currentDirectoryURL = Fixtures.root
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

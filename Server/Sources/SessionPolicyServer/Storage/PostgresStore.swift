@@ -242,6 +242,34 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    public func sessionPage(
+        policy: String, after: SessionKey?, limit: Int
+    ) async throws -> [(
+        key: SessionKey, session: StoredSession
+    )] {
+        try await wrap {
+            let user = after?.user ?? ""
+            let device = after?.device ?? ""
+            let rows = try await self.client.query(
+                """
+                SELECT user_id, device_id, state, revision, updated_at FROM sessions
+                WHERE policy = \(policy) AND state IS NOT NULL AND (user_id, device_id) > (\(user), \(device))
+                ORDER BY user_id, device_id LIMIT \(limit)
+                """, logger: self.logger)
+            var out: [(key: SessionKey, session: StoredSession)] = []
+            for try await (user, device, state, revision, updated) in rows.decode((String, String, String, Int64, Int64).self) {
+                out.append(
+                    (
+                        SessionKey(policy: policy, user: user, device: device),
+                        StoredSession(
+                            state: try StoredJSON.decode(SessionState.self, state), revision: revision,
+                            updatedAt: Timestamp(millisecondsSinceEpoch: updated))
+                    ))
+            }
+            return out
+        }
+    }
+
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
         forget(key)
         return try await wrap {

@@ -30,11 +30,13 @@ public final class SQLiteStore: SessionStore {
     /// The database file.
     public let path: String
 
-    /// Opens (creating if needed) the database at `path`.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path`; with `readOnly`, opens an existing
+    /// database and never writes to it.
+    public init(path: String, readOnly: Bool = false) throws {
         self.path = path
         var config = Configuration()
-        config.journalMode = .wal
+        config.readonly = readOnly
+        if !readOnly { config.journalMode = .wal }
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -142,6 +144,32 @@ public final class SQLiteStore: SessionStore {
                     StoredSession(
                         state: try StoredJSON.decode(SessionState.self, text), revision: row[2],
                         updatedAt: Timestamp(millisecondsSinceEpoch: row[3]))
+                )
+            }
+        }
+    }
+
+    public func sessionPage(
+        policy: String, after: SessionKey?, limit: Int
+    ) async throws -> [(
+        key: SessionKey, session: StoredSession
+    )] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT user_id, device_id, state, revision, updated_at FROM sessions
+                    WHERE policy = ? AND state IS NOT NULL AND (user_id, device_id) > (?, ?)
+                    ORDER BY user_id, device_id LIMIT ?
+                    """,
+                arguments: [policy, after?.user ?? "", after?.device ?? "", limit]
+            ).map { row in
+                let text: String = row[2]
+                return (
+                    SessionKey(policy: policy, user: row[0], device: row[1]),
+                    StoredSession(
+                        state: try StoredJSON.decode(SessionState.self, text), revision: row[3],
+                        updatedAt: Timestamp(millisecondsSinceEpoch: row[4]))
                 )
             }
         }

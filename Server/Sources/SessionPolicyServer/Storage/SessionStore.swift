@@ -121,6 +121,11 @@ public protocol SessionStore: Sendable {
         _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R)
 
+    /// Up to `limit` stored sessions of `policy`, ordered by user id then device id, after the
+    /// session `after` (from the first when nil): a page of a read-only walk through every
+    /// stored session, whose memory does not grow with their number (`policyctl diff --storage`).
+    func sessionPage(policy: String, after: SessionKey?, limit: Int) async throws -> [(key: SessionKey, session: StoredSession)]
+
     /// Deletes the state of `key`; true if there was one.
     func deleteSession(_ key: SessionKey) async throws -> Bool
 

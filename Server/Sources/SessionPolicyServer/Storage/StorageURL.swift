@@ -56,11 +56,12 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens the store this URL names (not yet prepared).
-    public func makeStore(logger: Logger) throws -> any SessionStore {
+    /// Opens the store this URL names (not yet prepared); with `readOnly`, an SQLite file must
+    /// exist and is never written (a PostgreSQL store writes only when asked to).
+    public func makeStore(logger: Logger, readOnly: Bool = false) throws -> any SessionStore {
         switch self {
         case let .sqlite(path):
-            return try SQLiteStore(path: path)
+            return try SQLiteStore(path: path, readOnly: readOnly)
         case let .postgres(host, port, user, password, database, tls):
             var config = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database,

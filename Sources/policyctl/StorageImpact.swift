@@ -1,0 +1,173 @@
+import Foundation
+import SessionPolicy
+
+/// `policyctl diff --storage URL`: what rolling out the new version changes for the sessions
+/// stored now. Each stored session of the old version's policy is evaluated by both versions for
+/// its next `launch`, online and offline, at one time; the sessions decided otherwise are
+/// counted by change. The store is read by `policyctl-sessions` (the server package's, which
+/// has the drivers), read-only.
+struct StorageImpact: Encodable {
+    /// One change of outcome on one network, and how many sessions it concerns.
+    struct Change: Encodable {
+        var network: Network
+        var old: Side
+        var new: Side
+        var sessions: Int
+        /// The first such session (by user id, then device id).
+        var example: Example
+    }
+    struct Side: Encodable, Hashable {
+        var decision: Decision?
+        var reason: Reason
+    }
+    struct Example: Encodable {
+        var user: String
+        var device: String
+    }
+    /// The storage, its password hidden.
+    var storage: String
+    var policy: String
+    /// The time of the launches.
+    var at: Timestamp
+    /// Stored sessions read.
+    var sessions: Int
+    /// Sessions decided alike, per network.
+    var unchanged: [String: Int]
+    /// Changes, most sessions first.
+    var changes: [Change]
+
+    /// A line of `policyctl-sessions`.
+    struct Stored: Decodable {
+        var user: String
+        var device: String
+        var state: SessionState
+    }
+
+    /// The device the launches come from: what the store does not know about a device is taken
+    /// at its best (a hardware keystore that passes its integrity check), so a change is the
+    /// policy's, not the device's.
+    static func launch(_ s: Stored, network: Network, at: Timestamp) -> Event {
+        Event(
+            .launch, at: at, network: network, user: s.user,
+            device: Event.DeviceFacts(id: s.device, keystore: .hardware, integrity: .ok))
+    }
+
+    /// Reads the sessions of `old`'s policy from `storage` through `policyctl-sessions` and
+    /// evaluates both versions. Throws `Failure` with what to tell the user.
+    static func measure(old: CompiledPolicy, new: CompiledPolicy, storage: String, at: Timestamp) throws -> StorageImpact {
+        guard let exporter = ServeLauncher.locate("policyctl-sessions") else {
+            throw Failure(
+                message: "`diff --storage` reads the store with `policyctl-sessions`, which is neither next to policyctl nor on the PATH",
+                help:
+                    "it is built by the server package: `swift build --package-path Server --product policyctl-sessions`, then put its folder (`swift build --package-path Server --show-bin-path`) on the PATH"
+            )
+        }
+        var impact = StorageImpact(
+            storage: redacted(storage), policy: old.name, at: at, sessions: 0, unchanged: ["online": 0, "offline": 0], changes: [])
+        var index: [String: Int] = [:]
+        let decoder = JSONDecoder()
+        var bad: String?
+        let stderr = try stream(exporter, ["--storage", storage, "--policy", old.name]) { line in
+            guard bad == nil else { return }
+            guard let s = try? decoder.decode(Stored.self, from: line) else {
+                bad = String(decoding: line.prefix(200), as: UTF8.self)
+                return
+            }
+            impact.sessions += 1
+            for network in [Network.online, .offline] {
+                let e = launch(s, network: network, at: at)
+                let a = old.evaluate(s.state, e)
+                let b = new.evaluate(s.state, e)
+                let (sa, sb) = (Side(decision: a.decision, reason: a.reason), Side(decision: b.decision, reason: b.reason))
+                if sa == sb {
+                    impact.unchanged[network.rawValue, default: 0] += 1
+                    continue
+                }
+                let key = "\(network.rawValue) \(sa.decision?.rawValue ?? "-") \(sa.reason) \(sb.decision?.rawValue ?? "-") \(sb.reason)"
+                if let i = index[key] {
+                    impact.changes[i].sessions += 1
+                } else {
+                    index[key] = impact.changes.count
+                    impact.changes.append(
+                        Change(network: network, old: sa, new: sb, sessions: 1, example: Example(user: s.user, device: s.device)))
+                }
+            }
+        }
+        if let status = stderr.status, status != 0 {
+            throw Failure(message: stderr.text.isEmpty ? "`policyctl-sessions` failed (exit \(status))" : stderr.text, help: nil)
+        }
+        if let bad { throw Failure(message: "`policyctl-sessions` wrote a line that is not a stored session: \(bad)", help: nil) }
+        impact.changes.sort { ($0.sessions, $1.network.rawValue) > ($1.sessions, $0.network.rawValue) }
+        return impact
+    }
+
+    /// Runs `executable`, handing each line of its standard output to `line` as it comes (memory
+    /// does not grow with the output); returns its exit status and standard error.
+    static func stream(_ executable: String, _ arguments: [String], line: (Data) -> Void) throws -> (status: Int32?, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        var pending = Data()
+        while true {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                line(pending[pending.startIndex..<nl])
+                pending.removeSubrange(pending.startIndex...nl)
+            }
+        }
+        if !pending.isEmpty { line(pending) }
+        group.wait()
+        process.waitUntilExit()
+        let text = String(decoding: errData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (process.terminationStatus, text)
+    }
+
+    /// A failure to tell the user, with a hint.
+    struct Failure: Error {
+        var message: String
+        var help: String?
+    }
+
+    /// `postgres://user:***@host/db`: the URL with its password hidden.
+    static func redacted(_ url: String) -> String {
+        guard var c = URLComponents(string: url), c.password != nil else { return url }
+        c.password = "***"
+        return c.string ?? url
+    }
+
+    /// The human text, after the differences.
+    var human: String {
+        let where_ = "`\(policy)` stored in \(storage)"
+        guard sessions > 0 else { return "impact: no session of \(where_)" }
+        var lines = [
+            "impact on the \(sessions) session\(sessions == 1 ? "" : "s") of \(where_), for their next launch at \(at)"
+                + " (from a device with a hardware keystore that passes its integrity check):"
+        ]
+        for network in [Network.online, .offline] {
+            let list = changes.filter { $0.network == network }
+            let changed = list.reduce(0) { $0 + $1.sessions }
+            lines.append("  \(network.rawValue): \(changed) decided otherwise, \(unchanged[network.rawValue] ?? 0) alike")
+            for c in list {
+                func show(_ s: Side) -> String { "\(s.decision?.rawValue ?? "no decision") (\(s.reason))" }
+                lines.append(
+                    "    \(c.sessions)  \(show(c.old)) becomes \(show(c.new)), for example user `\(c.example.user)` on `\(c.example.device)`"
+                )
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
