@@ -56,6 +56,8 @@ public struct Scenario: Sendable {
         public var user: String?
         /// The diagnostic code the event must be rejected with.
         public var error: DiagnosticCode?
+        /// Fields of the next session (`session:`); those given are checked.
+        public var session: SessionExpectation?
         /// Where `reason` is written, for a located error when the policy never gives it.
         public var reasonLocation: SourceLocation?
         public init() {}
@@ -64,7 +66,57 @@ public struct Scenario: Sendable {
         /// A field added above must be added here too.
         public var checksSomething: Bool {
             decision != nil || reason != nil || message != nil || state != nil || scope != nil || notices != nil
-                || authMode != nil || noticeDelay != nil || user != nil || error != nil
+                || authMode != nil || noticeDelay != nil || user != nil || error != nil || session?.checksSomething == true
+        }
+    }
+
+    /// What the next session must hold (`expect: { session: {...} }`): the fields of a session
+    /// state (as `state:` writes them); nil fields are not checked, `.some(nil)` expects none.
+    public struct SessionExpectation: Sendable, Equatable {
+        public var user: String??
+        public var device: String??
+        /// The auth mode the session records (not the outcome's `auth_mode`).
+        public var authMode: AuthMode??
+        public var lastIdPLogin: Timestamp??
+        public var lastOnline: Timestamp??
+        public var lastActivity: Timestamp??
+        public var highestTime: Timestamp??
+        public var readOnly: Bool?
+        public var biometricLocked: Bool?
+        public var failures: SessionState.Failures?
+        public init() {}
+
+        /// Whether anything is checked. A field added above must be added here too.
+        public var checksSomething: Bool {
+            user != nil || device != nil || authMode != nil || lastIdPLogin != nil || lastOnline != nil
+                || lastActivity != nil || highestTime != nil || readOnly != nil || biometricLocked != nil || failures != nil
+        }
+
+        /// What differs in `s`, one line per field: `session.last_online: expected ..., got ...`.
+        public func mismatches(_ s: SessionState) -> [String] {
+            typealias K = SessionState.Field
+            var out: [String] = []
+            func show<T>(_ v: T?) -> String { v.map { "`\($0)`" } ?? "none" }
+            func check<T: Equatable>(_ field: K, _ expected: T??, _ actual: T?) {
+                if let e = expected, e != actual { out.append("session.\(field.key): expected \(show(e)), got \(show(actual))") }
+            }
+            check(.user, user, s.user)
+            check(.device, device, s.device)
+            check(.authMode, authMode.map { $0?.rawValue }, s.authMode?.rawValue)
+            check(.lastIdPLogin, lastIdPLogin, s.lastIdPLogin)
+            check(.lastOnline, lastOnline, s.lastOnline)
+            check(.lastActivity, lastActivity, s.lastActivity)
+            check(.highestTime, highestTime, s.highestTime)
+            if let r = readOnly, r != s.readOnly { out.append("session.\(K.readOnly.key): expected `\(r)`, got `\(s.readOnly)`") }
+            if let b = biometricLocked, b != s.biometricLocked {
+                out.append("session.\(K.biometricLocked.key): expected `\(b)`, got `\(s.biometricLocked)`")
+            }
+            if let f = failures, f != s.failures {
+                out.append(
+                    "session.\(K.failures.key): expected `\(f.biometric)/\(f.offlineLogin)/\(f.idpLogin)`, got `\(s.failures.biometric)/\(s.failures.offlineLogin)/\(s.failures.idpLogin)` (biometric/offline_login/idp_login)"
+                )
+            }
+            return out
         }
     }
 }

@@ -13,7 +13,7 @@ public enum ScenarioLoader {
     package static let scenarioKeys = ["name", "covers", "policy", "start", "context", "state", "steps", "description"]
     package static let stepKeys = ["at", "event", "expect", "note"] + SyntaxReader.contextKeys
     package static let expectKeys = [
-        "decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error",
+        "decision", "reason", "message", "state", "scope", "notices", "auth_mode", "notice_delay", "user", "error", "session",
     ]
 
     /// How a scenario file starts: the hint for an empty file or one that is not a mapping.
@@ -109,7 +109,7 @@ public enum ScenarioLoader {
             clock = t
         }
         var expect = Scenario.Expectation()
-        if let e = f["expect"] { expect = readExpectation(e, path: f.path("expect"), reader: &r) }
+        if let e = f["expect"] { expect = readExpectation(e, path: f.path("expect"), clock: clock, reader: &r) }
         // The event is read with a separate reader: if the step expects an error, the event's
         // diagnostics are the expected outcome rather than a load failure.
         var er = SyntaxReader()
@@ -152,7 +152,10 @@ public enum ScenarioLoader {
         return out
     }
 
-    static func readExpectation(_ node: SyntaxNode, path: String, reader r: inout SyntaxReader) -> Scenario.Expectation {
+    /// `clock` is the step's time: relative times in `session:` count from it.
+    static func readExpectation(
+        _ node: SyntaxNode, path: String, clock: Timestamp, reader r: inout SyntaxReader
+    ) -> Scenario.Expectation {
         var x = Scenario.Expectation()
         guard let f = r.fields(node, path: path, allowed: expectKeys) else { return x }
         func noneOr<K: PolicyKeyword>(_ key: String, _ type: K.Type) -> K?? {
@@ -198,6 +201,49 @@ public enum ScenarioLoader {
         if let v = f["notice_delay"] { x.noticeDelay = r.duration(v, f.path("notice_delay")) }
         if let v = f["user"] { x.user = r.name(v, f.path("user")) }
         if let v = f["error"], let s = r.name(v, f.path("error")) { x.error = DiagnosticCode(s) }
+        if let v = f["session"] { x.session = readSessionExpectation(v, path: f.path("session"), clock: clock, reader: &r) }
+        return x
+    }
+
+    /// `session:`: the fields of a session state (`SyntaxReader.stateKeys`, `state` aside, which
+    /// the expectation's own `state` checks), each `null` (or `none`, except for `auth_mode`,
+    /// where `none` is a mode) for an absent value.
+    static func readSessionExpectation(
+        _ node: SyntaxNode, path: String, clock: Timestamp, reader r: inout SyntaxReader
+    ) -> Scenario.SessionExpectation {
+        typealias K = SessionState.Field
+        var x = Scenario.SessionExpectation()
+        let allowed = SyntaxReader.stateKeys.filter { $0 != K.state.key }
+        guard let f = r.fields(node, path: path, allowed: allowed) else { return x }
+        func absent(_ v: SyntaxNode) -> Bool { v.isNull || v.scalar == "none" }
+        func name(_ field: K) -> String?? {
+            guard let v = f[field.key] else { return nil }
+            return absent(v) ? .some(nil) : r.name(v, f.path(field.key)).map { .some($0) }
+        }
+        func time(_ field: K) -> Timestamp?? {
+            guard let v = f[field.key] else { return nil }
+            return absent(v) ? .some(nil) : r.time(v, f.path(field.key), relativeTo: clock).map { .some($0) }
+        }
+        x.user = name(.user)
+        x.device = name(.device)
+        if let v = f[K.authMode.key] {
+            // `none` is an auth mode here, as in `state:`; only `null` expects none recorded.
+            x.authMode = v.isNull ? .some(nil) : r.keyword(v, f.path(K.authMode.key), AuthMode.self).map { .some($0) }
+        }
+        x.lastIdPLogin = time(.lastIdPLogin)
+        x.lastOnline = time(.lastOnline)
+        x.lastActivity = time(.lastActivity)
+        x.highestTime = time(.highestTime)
+        if let v = f[K.readOnly.key] { x.readOnly = r.bool(v, f.path(K.readOnly.key)) }
+        if let v = f[K.biometricLocked.key] { x.biometricLocked = r.bool(v, f.path(K.biometricLocked.key)) }
+        if let v = f[K.failures.key], let ff = r.fields(v, path: f.path(K.failures.key), allowed: SyntaxReader.failureKeys) {
+            func count(_ field: SessionState.Failures.Field) -> Int {
+                guard let n = ff[field.key], let c = r.int(n, ff.path(field.key)) else { return 0 }
+                return c
+            }
+            x.failures = SessionState.Failures(
+                biometric: count(.biometric), offlineLogin: count(.offlineLogin), idpLogin: count(.idpLogin))
+        }
         return x
     }
 }

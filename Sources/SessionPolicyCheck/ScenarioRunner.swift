@@ -73,6 +73,7 @@ public enum ScenarioRunner {
             out.append("notice_delay: expected `\(d)`, got " + (o.noticeDelay.map { "`\($0)`" } ?? "none"))
         }
         if let u = x.user, u != o.state.user { out.append("user: expected `\(u)`, got " + (o.state.user.map { "`\($0)`" } ?? "none")) }
+        if let s = x.session { out += s.mismatches(o.state) }
         return out
     }
 }

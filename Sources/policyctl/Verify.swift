@@ -216,13 +216,30 @@ struct Verify: ParsableCommand {
             lines.append("  - name: \"\(name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"")
             lines.append("    start: \(run.steps[0].event.time)")
             lines.append("    steps:")
-            for s in run.steps {
+            // The last step, the one that takes the transition, also expects the whole next
+            // session, so that what the transition records (times, counters, locks) is checked too.
+            var session = SessionState.signedOut
+            for (i, s) in run.steps.enumerated() {
+                session = machine.evaluate(session, s.event).state
                 lines += stepLines(s.event)
+                let last = i == run.steps.count - 1 ? ", session: \(sessionLine(session))" : ""
                 lines.append(
-                    "        expect: { decision: \(s.decision?.rawValue ?? "none"), reason: \(s.reason), state: \(s.state.rawValue) }")
+                    "        expect: { decision: \(s.decision?.rawValue ?? "none"), reason: \(s.reason), state: \(s.state.rawValue)\(last) }"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every field of a session (its machine state aside) as an expectation's `session:` mapping.
+    static func sessionLine(_ s: SessionState) -> String {
+        func show(_ v: (some CustomStringConvertible)?) -> String { v.map { "\($0)" } ?? "null" }
+        let f = s.failures
+        return "{ user: \(show(s.user)), device: \(show(s.device)), auth_mode: \(show(s.authMode?.rawValue)), "
+            + "last_idp_login: \(show(s.lastIdPLogin)), last_online: \(show(s.lastOnline)), "
+            + "last_activity: \(show(s.lastActivity)), highest_time: \(show(s.highestTime)), read_only: \(s.readOnly), "
+            + "biometric_locked: \(s.biometricLocked), "
+            + "failures: { biometric: \(f.biometric), offline_login: \(f.offlineLogin), idp_login: \(f.idpLogin) } }"
     }
 
     /// `path` relative to the directory `base`, as a scenario file there names its policy.

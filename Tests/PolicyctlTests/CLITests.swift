@@ -103,6 +103,45 @@ struct CLITests {
         #expect(r.stderr.contains("\(path):"))
     }
 
+    @Test("expect: { session: ... } checks the next session's fields, each mismatch on its own line; a bad key is located")
+    func sessionExpectations() throws {
+        let r = try CLI.run(["check", "Tests/Fixtures/check/session-expectations.yaml"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("step 2 (token_refreshed at 2026-03-01T10:00:00Z), Tests/Fixtures/check/session-expectations.yaml:11:9"))
+        let mismatches = lines.filter { $0.hasPrefix("session.") }
+        #expect(
+            mismatches == [
+                "session.user: expected `bob`, got `alice`",
+                "session.auth_mode: expected `none`, got `biometric`",
+                "session.last_online: expected `2026-03-01T09:00:00Z`, got `2026-03-01T10:00:00Z`",
+                "session.last_activity: expected none, got `2026-03-01T09:00:00Z`",
+                "session.read_only: expected `true`, got `false`",
+                "session.failures: expected `0/0/2`, got `0/0/0` (biometric/offline_login/idp_login)",
+            ], "\(r.stdout)")
+
+        let dir = try Fixtures.temporaryDirectory("session-expect")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let bad = dir.appendingPathComponent("bad.yaml").path
+        try """
+        policy: \(Fixtures.path("policies/spendiq.yaml"))
+        scenarios:
+          - name: bad
+            start: 2026-03-01T09:00:00Z
+            steps:
+              - event: launch
+                network: online
+                expect: { session: { last_onlin: +0s } }
+
+        """.write(toFile: bad, atomically: true, encoding: .utf8)
+        let b = try CLI.run(["check", bad])
+        #expect(b.status == 2)
+        #expect(
+            b.stderr.contains("bad.yaml:8:30: error[unknown-key]: unknown key `last_onlin` in `scenarios[0].steps[0].expect.session`"),
+            "\(b.stderr)")
+        #expect(b.stderr.contains("= help: did you mean `last_online`?"))
+    }
+
     /// Standard output and standard error of `policyctl check` on Tests/Fixtures/check/warnings.yaml
     /// are in warnings.expected (re-record with RECORD_SNAPSHOTS=1).
     @Test("check accepts ids of one's own, warns about a look-alike id and a scenario that expects nothing, and exits 0")

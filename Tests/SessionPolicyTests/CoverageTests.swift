@@ -58,7 +58,7 @@ struct CoverageTests {
         ("cross-app-device-sso", (7, 26), (11, 42), (12, 364)),
         ("i360-marketsharp", (13, 27), (20, 58), (25, 458)),
         ("i360-salesforce", (7, 22), (12, 39), (13, 345)),
-        ("kobil-offline-token", (19, 24), (27, 40), (48, 354)),
+        ("kobil-offline-token", (20, 24), (29, 40), (52, 354)),
         ("kobil-signed-jwt", (2, 24), (4, 40), (4, 354)),
         ("kobil-signed-jwt-hardware", (4, 26), (4, 41), (4, 363)),
         ("spendiq", (9, 26), (14, 41), (21, 363)),
