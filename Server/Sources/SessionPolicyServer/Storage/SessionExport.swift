@@ -1,5 +1,5 @@
 import Foundation
-public import SessionPolicy
+import SessionPolicy
 
 /// The stored sessions of one policy as JSON lines (`policyctl-sessions`, which
 /// `policyctl diff --storage` runs): one object per session, keys sorted,
