@@ -2,18 +2,20 @@
 # Instructions per evaluation of the core at a checkout (default: this one), by callgrind:
 # builds the core as a library with `swiftc -O -wmo`, runs a driver's loop at N = 10,000 and
 # 20,000 and prints the difference divided by 10,000.
-# Usage: Benchmarks/callgrind/run.sh [ROOT] [main|background|in-place|background-in-place|codec]
+# Usage: [OUT=DIR] Benchmarks/callgrind/run.sh [ROOT] [main|background|in-place|background-in-place|codec]
 #   main:  main.swift, one evaluation (the default): a launch that passes all 20 guards of its chain
 #   background: main.swift with `background`, one `background` evaluation: the shortest chain, the fixed cost
 #   in-place, background-in-place: the same through `evaluate(&state, event)`, which updates the
 #          caller's state and returns a `Verdict` (each iteration starts from a copy of the state)
+#   OUT=DIR keeps the library, the driver and the callgrind files (cg.10000, cg.20000) in DIR, for
+#          callgrind_annotate; by default they go to a temporary folder.
 #   codec: codec.swift, one evaluation request read by the fast reader, evaluated, and its
 #          outcome written by the fast writer
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../..}
 driver=${2:-main}
-out=$(mktemp -d)
+out=${OUT:-$(mktemp -d)}; mkdir -p "$out"
 swiftc -O -wmo -package-name callgrind -module-name SessionPolicy -parse-as-library \
   -emit-module -emit-module-path "$out/SessionPolicy.swiftmodule" -emit-library -o "$out/libSessionPolicy.so" \
   $(find "$root/Sources/SessionPolicy" -name '*.swift')

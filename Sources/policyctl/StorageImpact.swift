@@ -124,10 +124,13 @@ struct StorageImpact: Encodable {
             let chunk = out.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             pending.append(chunk)
-            while let nl = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                line(pending[pending.startIndex..<nl])
-                pending.removeSubrange(pending.startIndex...nl)
+            // Each complete line, then what is left of the last one (moved once per chunk).
+            var start = pending.startIndex
+            while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                line(pending[start..<nl])
+                start = nl + 1
             }
+            pending = Data(pending[start...])
         }
         if !pending.isEmpty { line(pending) }
         group.wait()

@@ -54,15 +54,14 @@ struct ExportSessions: AsyncParsableCommand {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await postgres.run() }
                     defer { group.cancelAll() }
-                    // The pool retries a refused connection for a minute; give up sooner.
-                    let first = Task {
-                        try await Task.sleep(for: .seconds(limit))
-                        throw Unreachable()
-                    }
-                    defer { first.cancel() }
+                    // The pool retries a refused connection for a minute; give up sooner. The first
+                    // query races a timer; whichever ends first cancels the other.
                     try await withThrowingTaskGroup(of: Void.self) { race in
                         race.addTask { _ = try await postgres.sessionPage(policy: policy, after: nil, limit: 1) }
-                        race.addTask { try await first.value }
+                        race.addTask {
+                            try await Task.sleep(for: .seconds(limit))
+                            throw Unreachable()
+                        }
                         try await race.next()
                         race.cancelAll()
                     }

@@ -71,15 +71,27 @@ struct SessionExportTests {
         #expect(!FileManager.default.fileExists(atPath: missing))
         let bad = try CLI.run(["--storage", "mysql://x", "--policy", policy], executable: Self.binary)
         #expect(bad.status == 2 && bad.stderr.contains("unknown storage URL"), "\(bad.stderr)")
+
+        // Nothing listens on port 1: refused until the connection timeout, then exit 2 in words.
+        let down = try CLI.run(
+            ["--storage", "postgres://postgres@127.0.0.1:1/db", "--policy", policy, "--connect-timeout", "1"],
+            executable: Self.binary)
+        #expect(down.status == 2)
+        #expect(down.stderr.contains("the database cannot be reached or refused the connection"), "\(down.stderr)")
+        #expect(!down.stderr.contains("ConnectionPool"), "\(down.stderr)")
     }
 
     @Test("the binary reads PostgreSQL", .enabled(if: TestStorage.postgresURL != nil, "needs SESSIONPOLICY_TEST_POSTGRES"))
     func binaryPostgres() async throws {
         try await TestStorage.postgres.withStore { store in
             let policy = try await Self.fill(store, count: 4)
+            let clock = ContinuousClock()
+            let start = clock.now
             let r = try CLI.run(["--storage", TestStorage.postgresURL!, "--policy", policy], executable: Self.binary)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.split(separator: "\n").count == 4)
+            // Done when read: the connection timer (10 s) is not waited out.
+            #expect(clock.now - start < .seconds(8))
         }
     }
 }
