@@ -85,17 +85,20 @@ struct Explorer {
     }
 
     private(set) var nodes: [Node] = []
-    private var index: [Node: Int] = [:]
     /// The edge that first reached each node (nil for the start): shortest paths, breadth first.
     private(set) var parent: [Edge?] = []
     /// The graph of abstract states, as `from << 32 | to`: each step adds its link once.
     private(set) var links: Set<UInt64> = []
     /// Steps explored: (state, event facts, class of timings) triples the engine decided.
     private(set) var steps = 0
-    private(set) var taken: Set<Int> = []
+    /// Whether each transition was taken, by id.
+    private var taken: [Bool]
+    /// The transitions some step took.
+    var takenTransitions: Set<Int> { Set(taken.indices.filter { taken[$0] }) }
     /// The first steps (breadth first: on shortest paths) that took each transition, up to
     /// `Self.takingKept`: covering runs try them in turn until one replays at concrete times.
     private(set) var taking: [Int: [Edge]] = [:]
+    private var takingCount: [Int]
     static let takingKept = 16
     private(set) var violations: [BuiltInProperty: Violation] = [:]
     /// Disagreements between the symbolic successor and the engine's: each one a bug in verify.
@@ -130,7 +133,6 @@ struct Explorer {
     /// classes cut, and the facts varied, for both machines' guards.
     let other: CompiledPolicy?
     /// The outcomes where `other` first differs from `policy`, by class.
-    private var differing: [ClassKey: [(choice: EventChoice, old: Outcome, new: Outcome)]] = [:]
     /// The first step of each kind of difference (by the two transitions that decided).
     private(set) var divergences: [Divergence] = []
     private var divergenceKinds: Set<[Int]> = []
@@ -149,8 +151,15 @@ struct Explorer {
         var new: Outcome
     }
 
-    init(_ policy: CompiledPolicy, properties: [UserProperty] = [], other: CompiledPolicy? = nil) {
+    /// Whether every step, not only the first of each class, is evaluated by the engine and
+    /// checked against the class and the symbolic successor (`policyctl verify --self-check`).
+    let selfCheck: Bool
+
+    init(_ policy: CompiledPolicy, properties: [UserProperty] = [], other: CompiledPolicy? = nil, selfCheck: Bool = false) {
         self.policy = policy
+        self.selfCheck = selfCheck
+        taken = Array(repeating: false, count: policy.machine.transitions.count)
+        takingCount = Array(repeating: 0, count: policy.machine.transitions.count)
         self.properties = properties
         self.other = other
         let machines = [policy.machine] + (other.map { [$0.machine] } ?? [])
@@ -230,11 +239,9 @@ struct Explorer {
 
     /// Explores breadth first until no new abstract state appears.
     mutating func run(limit: Int = 200_000) -> Bool {
-        let start = Node(
-            discrete: Discrete(
-                session: key(SessionState.signedOut), cleared: true, enrollmentChanged: false, monitors: properties.map(Monitor.initial)),
-            zone: Zone())
-        _ = insert(start, from: nil)
+        let start = Discrete(
+            session: key(SessionState.signedOut), cleared: true, enrollmentChanged: false, monitors: properties.map(Monitor.initial))
+        _ = add(NodeKey(discreteID(start), Zone()), from: nil)
         var next = 0
         while next < nodes.count {
             if nodes.count > limit {
@@ -246,9 +253,6 @@ struct Explorer {
         return true
     }
 
-    /// The nodes by discrete part and monitors: a new zone inside one already explored adds nothing.
-    private var byDiscrete: [Discrete: [Int]] = [:]
-
     /// The discrete part of a node: the session without its times, and the properties'
     /// monitors (the session was cleared or revoked and no IdP login came since; the biometric
     /// enrollment changed and no IdP login came since; the user's properties, in their order).
@@ -259,31 +263,136 @@ struct Explorer {
         var monitors: [Monitor]
     }
 
-    private mutating func insert(_ node: Node, from edge: Edge?) -> Int {
-        if let i = index[node] { return i }
-        let d = node.discrete
-        for i in byDiscrete[d] ?? [] where nodes[i].zone.includes(node.zone) { return i }
-        nodes.append(node)
-        parent.append(edge)
-        index[node] = nodes.count - 1
-        byDiscrete[d, default: []].append(nodes.count - 1)
-        return nodes.count - 1
+    /// The discrete parts met so far, by id: nodes, classes and groups name theirs by id.
+    private var discretes: [Discrete] = []
+    private var discreteIDs: [Discrete: Int32] = [:]
+    /// The nodes of each discrete part, by id: a new zone inside one of theirs adds nothing.
+    private var byDiscrete: [[Int]] = []
+    /// Each node's discrete part, by id.
+    private var nodeDiscrete: [Int32] = []
+    private var index: [NodeKey: Int] = [:]
+
+    /// A node's identity: its discrete part's id and its zone, hashed once.
+    struct NodeKey: Hashable {
+        var discrete: Int32
+        var zone: Zone
+        var zoneHash: Int
+
+        init(_ discrete: Int32, _ zone: Zone) {
+            self.discrete = discrete
+            self.zone = zone
+            zoneHash = zone.hashValue
+        }
+
+        func hash(into h: inout Hasher) {
+            h.combine(discrete)
+            h.combine(zoneHash)
+        }
+
+        static func == (a: NodeKey, b: NodeKey) -> Bool {
+            a.discrete == b.discrete && a.zoneHash == b.zoneHash && a.zone == b.zone
+        }
     }
 
-    /// A class of steps: from sessions with one discrete part, an event kind at one timing, in
-    /// one piece of the zone (`atoms`: the answer to each comparison the group's guards make).
-    /// Every step of a class takes the same transitions with the same facts, wherever the zone.
-    struct ClassKey: Hashable {
-        var discrete: Discrete
-        var kind: EventKind
-        var timing: Timing
-        var atoms: [Bool]
+    private mutating func discreteID(_ d: Discrete) -> Int32 {
+        if let id = discreteIDs[d] { return id }
+        let id = Int32(discretes.count)
+        discretes.append(d)
+        discreteIDs[d] = id
+        byDiscrete.append([])
+        return id
+    }
+
+    /// The node with this discrete part and zone, or one with the same discrete part whose zone includes it.
+    private func find(_ key: NodeKey) -> Int? {
+        if let i = index[key] { return i }
+        for i in byDiscrete[Int(key.discrete)] where nodes[i].zone.includes(key.zone) { return i }
+        return nil
+    }
+
+    private mutating func add(_ key: NodeKey, from edge: Edge?) -> Int {
+        let i = nodes.count
+        nodes.append(Node(discrete: discretes[Int(key.discrete)], zone: key.zone))
+        parent.append(edge)
+        nodeDiscrete.append(key.discrete)
+        index[key] = i
+        byDiscrete[Int(key.discrete)].append(i)
+        return i
     }
 
     /// A (state, event) pair of the machine: the transitions tried for that event in that state.
     struct StateEvent: Hashable {
         var state: MachineState
         var kind: EventKind
+    }
+
+    /// The answers a piece of a zone gives to the comparisons of a (state, event) group, in
+    /// order: bit `k` is whether `age > θ` holds for atom `k`.
+    struct Answers: Hashable {
+        var bits: UInt64 = 0
+        /// Atoms past the 64th, 64 to a word (none in the shipped policies).
+        var more: [UInt64] = []
+        var count = 0
+
+        mutating func append(_ answer: Bool) {
+            if count < 64 {
+                if answer { bits |= 1 << UInt64(count) }
+            } else {
+                let k = count - 64
+                if k % 64 == 0 { more.append(0) }
+                if answer { more[k / 64] |= 1 << UInt64(k % 64) }
+            }
+            count += 1
+        }
+
+        subscript(_ k: Int) -> Bool {
+            k < 64 ? bits & (1 << UInt64(k)) != 0 : more[(k - 64) / 64] & (1 << UInt64((k - 64) % 64)) != 0
+        }
+    }
+
+    /// A class of steps as the engine sees it: from sessions with one discrete session part, an
+    /// event kind at one timing, in one piece of the zone (`answers`: the answer to each
+    /// comparison the group's guards make). Every step of a class takes the same transitions
+    /// with the same facts, wherever the zone; the properties' monitors do not change that.
+    struct EngineKey: Hashable {
+        var session: SessionKey
+        var kind: EventKind
+        var timing: Timing
+        var answers: Answers
+    }
+
+    /// What the engine does in a class: its choices of facts, bunched by how they end.
+    struct EngineClass {
+        var kind: EventKind
+        var timing: Timing
+        /// The facts varied for the class's (state, event) group.
+        var choices: [EventChoice]
+        /// In order of their first choice.
+        var bunches: [Bunch]
+    }
+
+    /// The choices of an engine class that end alike for the engine and for the properties'
+    /// monitors: one transition, one next session, one network (when user properties watch it).
+    struct Bunch {
+        /// Indices into the class's choices, ascending.
+        var choices: [Int32]
+        var transition: Int
+        var decision: Decision?
+        var reason: Reason
+        var next: SessionKey
+        var network: Network?
+        /// Whether the properties examine these choices' outcome (`allow`,
+        /// `require_biometric`, or a clock set back where the clock check decided).
+        var examined: Bool
+    }
+
+    private var engineIDs: [EngineKey: Int32] = [:]
+    private var engineClasses: [EngineClass] = []
+
+    /// A class of steps: an engine class, from one discrete part (session and monitors).
+    struct ClassKey: Hashable {
+        var discrete: Int32
+        var engine: Int32
     }
 
     /// The choices of facts of a class that end alike: one transition, one next discrete part.
@@ -293,11 +402,11 @@ struct Explorer {
         var transition: Int
         var decision: Decision?
         var reason: Reason
-        /// The next node's discrete part: session and monitors.
-        var next: Discrete
-        /// The choices whose outcome the properties examine (`allow`, `require_biometric`, or a
-        /// clock set back).
-        var examined: [EventChoice]
+        /// The next node's discrete part (session and monitors), by id.
+        var next: Int32
+        var nextSession: SessionKey
+        /// The choices whose outcome the properties examine, as indices into the engine class's choices, ascending.
+        var examined: [Int32]
         /// The user properties the step breaks.
         var breaks: [Int]
     }
@@ -307,21 +416,65 @@ struct Explorer {
         var property: BuiltInProperty
         var detail: String
         var expected: Decision?
-        var group: Int
-        var choice: EventChoice
+        /// The choice, as an index into the engine class's choices.
+        var choice: Int32
     }
 
-    /// What each class does, found once by evaluating every choice of facts.
+    /// The properties' key for a class cut further at the policy's limits: what `check` reads.
+    struct BrokenKey: Hashable {
+        var engine: Int32
+        var cleared: Bool
+        var enrollmentChanged: Bool
+        var answers: Answers
+    }
+
+    /// What each class does, derived once from its engine class.
     private var classes: [ClassKey: [Group]] = [:]
     /// The properties broken in each class cut further at the properties' limits.
-    private var broken: [ClassKey: [Failure]] = [:]
+    private var broken: [BrokenKey: [Failure]] = [:]
+    /// The differences between the versions (`policyctl diff`) in each engine class.
+    private var differing: [Int32: [(choice: EventChoice, old: Outcome, new: Outcome)]] = [:]
     /// Calls of `CompiledPolicy.evaluate` made while exploring.
     private(set) var evaluations = 0
+    /// The comparisons each (state, event, recorded times, timing) group makes, as ids of `atomLists`.
+    private var atomIDs: [AtomsKey: Int] = [:]
+    private var atomLists: [[(Zone.Clock, Int64)]] = []
+
+    struct AtomsKey: Hashable {
+        var state: MachineState
+        var kind: EventKind
+        var times: UInt8
+        var timing: Timing
+    }
+
+    /// The id of the comparisons cut for `kind` in sessions like `k` at `timing` (the event's
+    /// own age only for an event dated back).
+    private mutating func atomsID(_ k: SessionKey, _ kind: EventKind, _ timing: Timing) -> Int {
+        let key = AtomsKey(state: k.state, kind: kind, times: k.times, timing: timing)
+        if let id = atomIDs[key] { return id }
+        let list = atoms(k, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
+        let id = atomLists.firstIndex(where: { $0.elementsEqual(list, by: { $0.0 == $1.0 && $0.1 == $1.1 }) }) ?? atomLists.count
+        if id == atomLists.count { atomLists.append(list) }
+        atomIDs[key] = id
+        return id
+    }
+
+    /// One piece of a node's zone for one timing and list of comparisons: shared by the event
+    /// kinds that cut alike, with the successors and property cuts found in it.
+    private struct Piece {
+        var zone: Zone
+        var answers: Answers
+        /// The piece cut at the policy's limits (`examine`), once found.
+        var parts: [(Zone, Answers)]?
+        /// Successor zones by the effects of the transition taken: (zone before widening, widened).
+        var successors: [(effects: UInt16, raw: Zone, key: NodeKey?, times: UInt8)] = []
+    }
 
     private mutating func expand(_ i: Int) {
         let node = nodes[i]
-        let discrete = node.discrete
-        let set = node.session.clocks
+        let d = nodeDiscrete[i]
+        let session = node.session
+        let set = session.clocks
         for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
             var z = node.zone
             switch timing {
@@ -335,51 +488,145 @@ struct Explorer {
                 z.close()
             }
             if z.isEmpty { continue }
+            // The pieces of `z` for each list of comparisons: event kinds that cut alike share them.
+            var cuts: [Int: [Piece]] = [:]
             for kind in EventKind.allCases
-            where timing == .forward || rollbackMatters.contains(StateEvent(state: node.session.state, kind: kind)) {
+            where timing == .forward || rollbackMatters.contains(StateEvent(state: session.state, kind: kind)) {
                 // Cut only where a guard of this (state, event) group looks: the fewer the cuts,
                 // the larger the successor zones and the fewer of them.
-                let atoms = self.atoms(node.session, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
-                for (piece, answers) in pieces(z, atoms) {
-                    let ages = piece.point(set + [.eventTime])
-                    let state = concrete(node.session, ages)
-                    let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
-                    let key = ClassKey(discrete: discrete, kind: kind, timing: timing, atoms: answers)
-                    var late: (SessionState, Timestamp)?
-                    if other != nil {
-                        // A difference in the times a step records shows only where time has
-                        // passed: compare the versions at the class's latest point too.
-                        let a = piece.point(Array((set + [.eventTime]).reversed()), largest: 366 * 86_400_000)
-                        late = (concrete(node.session, a), Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0)))
+                let atoms = atomsID(session, kind, timing)
+                if cuts[atoms] == nil {
+                    cuts[atoms] = pieces(z, atomLists[atoms]).map { Piece(zone: $0.0, answers: $0.1) }
+                }
+                for p in cuts[atoms]!.indices {
+                    let (piece, answers) = (cuts[atoms]![p].zone, cuts[atoms]![p].answers)
+                    let ekey = EngineKey(session: session, kind: kind, timing: timing, answers: answers)
+                    var fresh = false
+                    let engine: Int32
+                    if let e = engineIDs[ekey] {
+                        engine = e
+                    } else {
+                        engine = classify(session, piece, set, kind, timing, answers)
+                        engineIDs[ekey] = engine
+                        fresh = true
                     }
-                    let groups = classes[key] ?? classify(node, state, time, kind, timing, key, late: late)
-                    for group in groups { follow(i, node, piece, ages, state, time, timing, group) }
-                    for d in differing[key] ?? [] where divergenceKinds.insert([d.old.transition, d.new.transition]).inserted {
+                    let ckey = ClassKey(discrete: d, engine: engine)
+                    let groups = classes[ckey] ?? group(ckey)
+                    for g in groups {
+                        follow(i, node, &cuts[atoms]![p], set, timing, g, engine: engine, check: selfCheck || fresh)
+                    }
+                    for x in differing[engine] ?? [] where divergenceKinds.insert([x.old.transition, x.new.transition]).inserted {
                         let edge = Edge(
-                            from: i, choice: d.choice, timing: timing, piece: piece, transition: d.old.transition,
-                            decision: d.old.decision, reason: d.old.reason)
-                        divergences.append(Divergence(edge: edge, old: d.old, new: d.new))
+                            from: i, choice: x.choice, timing: timing, piece: piece, transition: x.old.transition,
+                            decision: x.old.decision, reason: x.old.reason)
+                        divergences.append(Divergence(edge: edge, old: x.old, new: x.new))
                     }
-                    if groups.contains(where: { !$0.examined.isEmpty }) { examine(i, node, piece, set, key, groups) }
+                    if groups.contains(where: { !$0.examined.isEmpty }) {
+                        examine(i, node, &cuts[atoms]![p], set, timing, ckey, groups)
+                    }
                 }
             }
         }
     }
 
-    /// Evaluates every choice of facts of a class at one point of it, and groups them by how they end.
+    /// A point of `piece` and the session and event time there: where a class is evaluated.
+    func point(_ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock]) -> (Ages, SessionState, Timestamp) {
+        let ages = piece.point(set + [.eventTime])
+        return (ages, concrete(session, ages), Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0)))
+    }
+
+    /// The engine class of `kind` at `timing` from sessions like `session`, in the piece with
+    /// `answers`: found by evaluating every choice of facts at one point of the piece, or, when
+    /// a session that the group's guards cannot tell from this one was classified already, by
+    /// evaluating one choice of each of its bunches here (`Template`). Returns the class's id.
     private mutating func classify(
-        _ node: Node, _ state: SessionState, _ time: Timestamp, _ kind: EventKind, _ timing: Timing, _ key: ClassKey,
-        late: (SessionState, Timestamp)? = nil
-    ) -> [Group] {
-        var groups: [Group] = []
+        _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ answers: Answers
+    ) -> Int32 {
+        let pkey = EngineKey(session: projected(session, kind), kind: kind, timing: timing, answers: answers)
+        if other == nil, let template = templates[pkey] {
+            if let derived = classify(session, piece, set, kind, timing, template) {
+                if selfCheck {
+                    let (full, _) = classifyAll(session, piece, set, kind, timing)
+                    if !Self.same(full, derived) {
+                        inconsistencies.append(
+                            "`\(kind.rawValue)` in `\(session.state.rawValue)`: a class's bunches differ from its template's")
+                    }
+                }
+                engineClasses.append(derived)
+                return Int32(engineClasses.count - 1)
+            }
+            inconsistencies.append(
+                "`\(kind.rawValue)` in `\(session.state.rawValue)`: a choice takes another transition than its template's")
+        }
+        let (full, fine) = classifyAll(session, piece, set, kind, timing)
+        if other == nil && templates[pkey] == nil { templates[pkey] = Template(choices: full.choices, fine: fine) }
+        engineClasses.append(full)
+        return Int32(engineClasses.count - 1)
+    }
+
+    /// The choices of facts of a class of sessions the (state, event) group's guards cannot tell
+    /// apart, in fine bunches: the choices of each take one transition and, from any session of
+    /// that class, lead to one next discrete session (same transition, same next session from
+    /// the first session, same network; and where the transition establishes a session, the
+    /// same presence of user and device and the same auth mode, the facts it records).
+    struct Template {
+        var choices: [EventChoice]
+        /// Each ascending; in order of their first choice.
+        var fine: [[Int32]]
+    }
+
+    private var templates: [EngineKey: Template] = [:]
+
+    /// The class from `template`: the first choice of each fine bunch evaluated from `session`
+    /// at one point of the piece, the fine bunches that end alike merged. Nil when a choice takes
+    /// another transition than its template's (then the projection missed a fact; never in a
+    /// correct build, checked with `selfCheck`).
+    private mutating func classify(
+        _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ template: Template
+    ) -> EngineClass? {
+        let (_, state, time) = point(session, piece, set)
+        var bunches: [Bunch] = []
+        for fine in template.fine {
+            let choice = template.choices[Int(fine[0])]
+            var next = state
+            let verdict = policy.evaluate(&next, event(choice, at: time, for: state))
+            evaluations += 1
+            let b = bunch(fine, verdict, key(next), choice, timing)
+            if let i = bunches.firstIndex(where: { $0.transition == b.transition && $0.next == b.next && $0.network == b.network }) {
+                bunches[i].choices = Self.merged(bunches[i].choices, fine)
+            } else {
+                bunches.append(b)
+            }
+        }
+        // The first choice of each fine bunch of one transition: the template's transition.
+        return EngineClass(kind: kind, timing: timing, choices: template.choices, bunches: bunches)
+    }
+
+    /// Every choice of facts evaluated at one point of the piece: the class, and its fine bunches (`Template`).
+    private mutating func classifyAll(
+        _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing
+    ) -> (EngineClass, [[Int32]]) {
+        let (_, state, time) = point(session, piece, set)
+        var late: (SessionState, Timestamp)?
+        if other != nil {
+            // A difference in the times a step records shows only where time has passed:
+            // compare the versions at the class's latest point too.
+            let a = piece.point(Array((set + [.eventTime]).reversed()), largest: 366 * 86_400_000)
+            late = (concrete(session, a), Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0)))
+        }
+        let list = choices[state.state]?[kind] ?? []
+        var bunches: [Bunch] = []
+        var fine: [[Int32]] = []
+        var fineKeys: [FineKey] = []
         var differ: [(choice: EventChoice, old: Outcome, new: Outcome)] = []
         var differKinds: Set<[Int]> = []
-        defer { if other != nil { differing[key] = differ } }
-        for choice in choices[state.state]?[kind] ?? [] {
+        for (c, choice) in list.enumerated() {
             let e = event(choice, at: time, for: state)
-            let outcome = policy.evaluate(state, e)
+            var next = state
+            let verdict = policy.evaluate(&next, e)
             evaluations += 1
             if let other {
+                let outcome = Outcome(verdict, state: next)
                 let o = other.evaluate(state, e)
                 if !Self.same(outcome, o), differKinds.insert([outcome.transition, o.transition]).inserted {
                     differ.append((choice, outcome, o))
@@ -390,53 +637,211 @@ struct Explorer {
                     if !Self.same(a, b), differKinds.insert([a.transition, b.transition]).inserted { differ.append((choice, a, b)) }
                 }
             }
-            let id = outcome.transition
-            let next = self.key(outcome.state)
-            var cleared = node.cleared
-            var enrollment = node.enrollmentChanged
+            let b = bunch([Int32(c)], verdict, key(next), choice, timing)
+            if let i = bunches.firstIndex(where: { $0.transition == b.transition && $0.next == b.next && $0.network == b.network }) {
+                bunches[i].choices.append(Int32(c))
+            } else {
+                bunches.append(b)
+            }
+            let establishes = b.transition >= 0 && machine.transitions[b.transition].action.effects.contains(.establish)
+            let f = FineKey(
+                transition: b.transition, next: b.next, network: b.network,
+                records: establishes ? .init(user: choice.user != .none, device: choice.device != .none, authMode: choice.authMode) : nil)
+            if let i = fineKeys.firstIndex(of: f) {
+                fine[i].append(Int32(c))
+            } else {
+                fineKeys.append(f)
+                fine.append([Int32(c)])
+            }
+        }
+        if other != nil { differing[Int32(engineClasses.count)] = differ }
+        return (EngineClass(kind: kind, timing: timing, choices: list, bunches: bunches), fine)
+    }
+
+    /// What makes a fine bunch (`Template`).
+    struct FineKey: Equatable {
+        var transition: Int
+        var next: SessionKey
+        var network: Network?
+        /// For a transition that establishes a session: the facts it records.
+        var records: Recorded?
+
+        /// Whether the event names a user and a device, and its auth mode.
+        struct Recorded: Equatable {
+            var user: Bool
+            var device: Bool
+            var authMode: AuthMode?
+        }
+    }
+
+    /// A bunch of `choices`, which the engine decided as `verdict`, to the next session `next`.
+    private func bunch(_ choices: [Int32], _ verdict: Verdict, _ next: SessionKey, _ choice: EventChoice, _ timing: Timing) -> Bunch {
+        let t = verdict.transition
+        // `clock-rollback` needs a look only where the clock check decided: every other guard
+        // measures time from the highest time seen, so the same event at that time takes the
+        // same transition. And a `wipe` cannot be more permissive than anything.
+        var clockDecided = false
+        if t >= 0, case .clockRolledBack = machine.transitions[t].guard { clockDecided = verdict.decision != .wipe }
+        let examined = verdict.decision == .allow || verdict.decision == .requireBiometric || (timing == .rolledBack && clockDecided)
+        // The monitors of user properties see the network; the built-in properties do not.
+        return Bunch(
+            choices: choices, transition: t, decision: verdict.decision, reason: verdict.reason, next: next,
+            network: properties.isEmpty ? nil : choice.network, examined: examined)
+    }
+
+    /// Two ascending lists merged into one.
+    static func merged(_ a: [Int32], _ b: [Int32]) -> [Int32] {
+        var out: [Int32] = []
+        out.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                out.append(a[i])
+                i += 1
+            } else {
+                out.append(b[j])
+                j += 1
+            }
+        }
+        return out
+    }
+
+    /// Whether two classes bunch their choices alike.
+    static func same(_ a: EngineClass, _ b: EngineClass) -> Bool {
+        a.bunches.count == b.bunches.count
+            && zip(a.bunches, b.bunches).allSatisfy {
+                $0.choices == $1.choices && $0.transition == $1.transition && $0.next == $1.next && $0.network == $1.network
+                    && $0.decision == $1.decision && $0.reason == $1.reason && $0.examined == $1.examined
+            }
+    }
+
+    /// The session fields the guards of `kind` in a state read, in either version; the others
+    /// cannot change which transition decides.
+    private mutating func projected(_ k: SessionKey, _ kind: EventKind) -> SessionKey {
+        let key = StateEvent(state: k.state, kind: kind)
+        let reads: SessionFields
+        if let known = sessionReads[key] {
+            reads = known
+        } else {
+            var r: SessionFields = []
+            for m in [machine] + (other.map { [$0.machine] } ?? []) {
+                for t in m.transitions(from: k.state, on: kind) { r.formUnion(Self.sessionReads(t.guard, m)) }
+            }
+            sessionReads[key] = r
+            reads = r
+        }
+        var p = k
+        if !reads.contains(.authMode) { p.authMode = nil }
+        if !reads.contains(.readOnly) { p.readOnly = false }
+        if !reads.contains(.biometricLocked) { p.biometricLocked = false }
+        if !reads.contains(.user) { p.hasUser = false }
+        if !reads.contains(.device) { p.hasDevice = false }
+        if !reads.contains(.biometricFailures) { p.failures[0] = 0 }
+        if !reads.contains(.offlineFailures) { p.failures[1] = 0 }
+        if !reads.contains(.idpFailures) { p.failures[2] = 0 }
+        return p
+    }
+
+    private var sessionReads: [StateEvent: SessionFields] = [:]
+
+    /// Fields of a session besides its state and times (`SessionKey`).
+    struct SessionFields: OptionSet, Hashable {
+        var rawValue: UInt8
+        static let authMode = SessionFields(rawValue: 1 << 0)
+        static let readOnly = SessionFields(rawValue: 1 << 1)
+        static let biometricLocked = SessionFields(rawValue: 1 << 2)
+        static let user = SessionFields(rawValue: 1 << 3)
+        static let device = SessionFields(rawValue: 1 << 4)
+        static let biometricFailures = SessionFields(rawValue: 1 << 5)
+        static let offlineFailures = SessionFields(rawValue: 1 << 6)
+        static let idpFailures = SessionFields(rawValue: 1 << 7)
+    }
+
+    /// The session fields a guard reads (`StateMachine.holds`). Times are compared through the
+    /// piece's answers; a switched guard judges its inner guard against a cleared session.
+    static func sessionReads(_ g: Guard, _ m: StateMachine) -> SessionFields {
+        switch g {
+        case .authModeMissing, .authModeNeedsIdP, .authModeNotOffline, .authModeIs: return .authMode
+        case .biometricLocked: return [.biometricLocked, .authMode]
+        case let .failureLimitReached(path, _):
+            switch path {
+            case .biometric: return .biometricFailures
+            case .offlineLogin: return .offlineFailures
+            case .idpLogin: return .idpFailures
+            }
+        case .differentUser: return .user
+        case .differentDevice: return .device
+        case let .rule(i), let .ruleFactMissing(i): return conditionSessionReads(m.rules[i].condition)
+        case let .switched(kind, _): return sessionReads(kind.trigger, m)
+        case .always, .deviceCompromised, .clockRolledBack, .sessionMaxExceeded, .idleExceeded, .offlineWindowExceeded,
+            .keystoreNotHardware, .networkOffline, .refreshCause, .unsyncedItems, .appNotTrusted:
+            return []
+        }
+    }
+
+    static func conditionSessionReads(_ c: Condition) -> SessionFields {
+        switch c {
+        case let .and(a, b), let .or(a, b): return conditionSessionReads(a).union(conditionSessionReads(b))
+        case let .not(a): return conditionSessionReads(a)
+        case let .number(f, _, _), let .oneOf(f, _, _), let .version(f, _, _):
+            switch f {
+            case .authMode: return .authMode
+            case .readOnly: return .readOnly
+            case .biometricFailures: return .biometricFailures
+            case .offlineFailures: return .offlineFailures
+            case .idpFailures: return .idpFailures
+            case .event, .state, .network, .keystore, .integrity, .sinceIdPLogin, .sinceOnline, .sinceActivity, .attribute:
+                return []
+            }
+        }
+    }
+
+    /// The groups of a class: its engine class's bunches, each with the next discrete part it
+    /// leads to from the class's discrete part, merged where they end alike.
+    private mutating func group(_ key: ClassKey) -> [Group] {
+        let from = discretes[Int(key.discrete)]
+        let e = engineClasses[Int(key.engine)]
+        var groups: [Group] = []
+        for b in e.bunches {
+            let id = b.transition
+            var cleared = from.cleared
+            var enrollment = from.enrollmentChanged
+            var monitors = from.monitors
+            var breaks: [Int] = []
             if id >= 0 {
                 let fx = machine.transitions[id].action.effects
                 if fx.contains(.establish) {
                     // A login that switches the session wipes the old one and establishes the new.
                     cleared = false
                     enrollment = false
-                } else if outcome.decision == .wipe || fx.contains(.clearSession) || kind == .tokensRevoked
-                    || kind == .accountDeactivated
+                } else if b.decision == .wipe || fx.contains(.clearSession) || e.kind == .tokensRevoked
+                    || e.kind == .accountDeactivated
                 {
                     cleared = true
                 }
-                if kind == .biometricEnrollmentChanged { enrollment = true }
-            }
-            // `clock-rollback` needs a look only where the clock check decided: every other guard
-            // measures time from the highest time seen, so the same event at that time takes the
-            // same transition. And a `wipe` cannot be more permissive than anything.
-            var clockDecided = false
-            if id >= 0, case .clockRolledBack = machine.transitions[id].guard { clockDecided = outcome.decision != .wipe }
-            let examined = outcome.decision == .allow || outcome.decision == .requireBiometric || (timing == .rolledBack && clockDecided)
-            var monitors = node.monitors
-            var breaks: [Int] = []
-            if !properties.isEmpty, id >= 0 {
-                let seen = ObservedStep(
-                    kind: kind, network: choice.network, decision: outcome.decision, reason: outcome.reason, from: state.state,
-                    to: outcome.state.state)
-                for (j, p) in properties.enumerated() {
-                    let (m, broken) = monitors[j].next(p, seen)
-                    monitors[j] = m
-                    if broken { breaks.append(j) }
+                if e.kind == .biometricEnrollmentChanged { enrollment = true }
+                if !properties.isEmpty {
+                    let seen = ObservedStep(
+                        kind: e.kind, network: b.network, decision: b.decision, reason: b.reason, from: from.session.state,
+                        to: b.next.state)
+                    for (j, p) in properties.enumerated() {
+                        let (m, broken) = monitors[j].next(p, seen)
+                        monitors[j] = m
+                        if broken { breaks.append(j) }
+                    }
                 }
             }
-            let discrete = Discrete(session: next, cleared: cleared, enrollmentChanged: enrollment, monitors: monitors)
-            if let g = groups.firstIndex(where: {
-                $0.transition == id && $0.next == discrete && $0.breaks == breaks
-            }) {
-                if examined { groups[g].examined.append(choice) }
+            let next = discreteID(Discrete(session: b.next, cleared: cleared, enrollmentChanged: enrollment, monitors: monitors))
+            if let g = groups.firstIndex(where: { $0.transition == id && $0.next == next && $0.breaks == breaks }) {
+                if b.examined { groups[g].examined += b.choices }
             } else {
                 groups.append(
                     Group(
-                        choice: choice, transition: id, decision: outcome.decision, reason: outcome.reason, next: discrete,
-                        examined: examined ? [choice] : [], breaks: breaks))
+                        choice: e.choices[Int(b.choices[0])], transition: id, decision: b.decision, reason: b.reason, next: next,
+                        nextSession: b.next, examined: b.examined ? b.choices : [], breaks: breaks))
             }
         }
+        for g in groups.indices { groups[g].examined.sort() }
         classes[key] = groups
         return groups
     }
@@ -490,14 +895,22 @@ struct Explorer {
     }
 
     /// `zone` cut at every atom: in each piece, every `age > θ` has one answer, listed in atom order.
-    func pieces(_ zone: Zone, _ atoms: [(Zone.Clock, Int64)]) -> [(Zone, [Bool])] {
-        var out = [(zone, [Bool]())]
+    func pieces(_ zone: Zone, _ atoms: [(Zone.Clock, Int64)]) -> [(Zone, Answers)] {
+        var out = [(zone, Answers())]
         for (c, theta) in atoms {
-            var next: [(Zone, [Bool])] = []
+            var next: [(Zone, Answers)] = []
             for (z, answers) in out {
                 let (above, notAbove) = z.split(c, above: theta)
-                if let a = above { next.append((a, answers + [true])) }
-                if let b = notAbove { next.append((b, answers + [false])) }
+                if let a = above {
+                    var yes = answers
+                    yes.append(true)
+                    next.append((a, yes))
+                }
+                if let b = notAbove {
+                    var no = answers
+                    no.append(false)
+                    next.append((b, no))
+                }
             }
             out = next
         }
@@ -538,87 +951,129 @@ struct Explorer {
         return (zone, times)
     }
 
-    /// Follows one group of a class from node `i` in `piece`: the engine decides the group's
-    /// choice at this piece's point (checked to take the class's transition), the symbolic
-    /// successor is checked against the engine's next state, and the next node is inserted.
+    /// Follows one group of a class from node `i` in `piece`: the symbolic successor (found
+    /// once per piece and effects) is widened and inserted. With `check` (the class was just
+    /// evaluated here, or `selfCheck`), the engine decides the group's choice at this piece's
+    /// point, which must take the class's transition to the class's next session, inside the
+    /// symbolic successor.
     private mutating func follow(
-        _ i: Int, _ node: Node, _ piece: Zone, _ ages: Ages, _ state: SessionState, _ time: Timestamp,
-        _ timing: Timing, _ group: Group
+        _ i: Int, _ node: Node, _ piece: inout Piece, _ set: [Zone.Clock], _ timing: Timing, _ group: Group,
+        engine: Int32, check: Bool
     ) {
-        let outcome = policy.evaluate(state, event(group.choice, at: time, for: state))
-        evaluations += 1
-        let id = group.transition
-        if outcome.transition != id || key(outcome.state) != group.next.session {
-            inconsistencies.append("transition \(id): a class ends otherwise in another zone")
-        }
-        let edge = Edge(
-            from: i, choice: group.choice, timing: timing, piece: piece, transition: id, decision: group.decision,
-            reason: group.reason)
         steps += 1
+        let id = group.transition
+        var outcome: Outcome?
+        if check {
+            let (_, state, time) = point(node.session, piece.zone, set)
+            let o = policy.evaluate(state, event(group.choice, at: time, for: state))
+            evaluations += 1
+            if o.transition != id || key(o.state) != group.nextSession {
+                inconsistencies.append("transition \(id): a class ends otherwise in another zone")
+            }
+            outcome = o
+        }
         guard id >= 0 else {
             // A refused event changes nothing: a step back to the same node.
             links.insert(UInt64(i) << 32 | UInt64(i))
             return
         }
-        taken.insert(id)
-        if taking[id, default: []].count < Self.takingKept { taking[id, default: []].append(edge) }
-        var (zone, times) = successor(node, piece, id)
-        if group.next.session.times != times {
-            inconsistencies.append(
-                "transition \(id): the engine records times \(group.next.session.clocks), verify \(SessionKey.clocks(times))")
+        let zone = piece.zone
+        let edge = {
+            Edge(
+                from: i, choice: group.choice, timing: timing, piece: zone, transition: id, decision: group.decision,
+                reason: group.reason)
         }
-        if let h = Explorer.highest(outcome.state) {
+        taken[id] = true
+        if takingCount[id] < Self.takingKept {
+            takingCount[id] += 1
+            taking[id, default: []].append(edge())
+        }
+        let effects = machine.transitions[id].action.effects.rawValue
+        let s: Int
+        if let known = piece.successors.firstIndex(where: { $0.effects == effects }) {
+            s = known
+        } else {
+            let (zone, times) = successor(node, piece.zone, id)
+            piece.successors.append((effects, zone, nil, times))
+            s = piece.successors.count - 1
+        }
+        let times = piece.successors[s].times
+        if group.nextSession.times != times {
+            inconsistencies.append(
+                "transition \(id): the engine records times \(group.nextSession.clocks), verify \(SessionKey.clocks(times))")
+        }
+        if let o = outcome, let h = Explorer.highest(o.state) {
             var nextAges = Ages()
-            for (c, t) in Self.times(outcome.state) { nextAges[c] = h - t }
-            if !zone.contains(nextAges) {
+            for (c, t) in Self.times(o.state) { nextAges[c] = h - t }
+            if !piece.successors[s].raw.contains(nextAges) {
                 inconsistencies.append("transition \(id): the engine's successor is outside verify's zone")
             }
         }
-        zone.extrapolate(bounds)
-        let to = insert(Node(discrete: group.next, zone: zone), from: edge)
-        for j in group.breaks where userViolations[j] == nil { userViolations[j] = edge }
+        if piece.successors[s].key == nil {
+            var wide = piece.successors[s].raw
+            wide.extrapolate(bounds)
+            piece.successors[s].key = NodeKey(0, wide)
+        }
+        var nodeKey = piece.successors[s].key!
+        nodeKey.discrete = group.next
+        let to = find(nodeKey) ?? add(nodeKey, from: edge())
+        for j in group.breaks where userViolations[j] == nil { userViolations[j] = edge() }
         links.insert(UInt64(i) << 32 | UInt64(to))
     }
 
     /// Checks the properties on the class's examined choices, in each part of `piece` cut at the
-    /// policy's limits (found once per class and part); records the first violation of each.
+    /// policy's limits (found once per engine class, session flags and part); records the first
+    /// violation of each.
     private mutating func examine(
-        _ i: Int, _ node: Node, _ piece: Zone, _ set: [Zone.Clock], _ key: ClassKey, _ groups: [Group]
+        _ i: Int, _ node: Node, _ piece: inout Piece, _ set: [Zone.Clock], _ timing: Timing, _ key: ClassKey, _ groups: [Group]
     ) {
-        for (sub, answers) in pieces(piece, propertyAtoms(node.session)) {
-            var k = key
-            k.atoms += answers
+        if piece.parts == nil { piece.parts = pieces(piece.zone, propertyAtoms(node.session)) }
+        let e = engineClasses[Int(key.engine)]
+        for (sub, answers) in piece.parts! {
+            let k = BrokenKey(engine: key.engine, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, answers: answers)
             let found: [Failure]
             if let known = broken[k] {
                 found = known
             } else {
-                let ages = sub.point(set + [.eventTime])
-                let state = concrete(node.session, ages)
-                let time = Timestamp(millisecondsSinceEpoch: Self.now - (ages[.eventTime] ?? 0))
+                let (ages, state, time) = point(node.session, sub, set)
                 var list: [Failure] = []
-                for (gi, other) in groups.enumerated() {
-                    for choice in other.examined {
-                        let e = event(choice, at: time, for: state)
-                        let o = policy.evaluate(state, e)
-                        evaluations += 1
-                        if o.transition != other.transition {
-                            inconsistencies.append("transition \(other.transition): another transition decides inside its class")
+                for b in e.bunches where b.examined {
+                    // The properties read a choice's facts only through its network, except where
+                    // the clock was set back (the same event at the highest time seen is evaluated).
+                    var networks: [Network?] = []
+                    for c in b.choices {
+                        let choice = e.choices[Int(c)]
+                        if timing == .forward && !selfCheck {
+                            if networks.contains(choice.network) { continue }
+                            networks.append(choice.network)
                         }
-                        let establishes = o.transition >= 0 && machine.transitions[o.transition].action.effects.contains(.establish)
-                        for f in check(node, ages, state, e, o, establishes: establishes, timing: key.timing) {
-                            list.append(Failure(property: f.0, detail: f.1, expected: f.2, group: gi, choice: choice))
+                        let ev = event(choice, at: time, for: state)
+                        if selfCheck {
+                            evaluations += 1
+                            if policy.evaluate(state, ev).transition != b.transition {
+                                inconsistencies.append("transition \(b.transition): another transition decides inside its class")
+                            }
+                        }
+                        for f in check(node, ages, state, ev, b, timing: timing) {
+                            list.append(Failure(property: f.0, detail: f.1, expected: f.2, choice: c))
                         }
                     }
                 }
                 broken[k] = list
                 found = list
             }
+            if found.isEmpty { continue }
+            // The first failure of each property in the order of the groups and their choices.
+            func rank(_ f: Failure) -> (Int, Int32) {
+                (groups.firstIndex(where: { $0.examined.contains(f.choice) }) ?? groups.count, f.choice)
+            }
             for f in found where violations[f.property] == nil {
-                let group = groups[f.group]
+                let first = found.filter { $0.property == f.property }.min { rank($0) < rank($1) }!
+                let g = groups[min(rank(first).0, groups.count - 1)]
                 let edge = Edge(
-                    from: i, choice: f.choice, timing: key.timing, piece: sub, transition: group.transition,
-                    decision: group.decision, reason: group.reason)
-                violations[f.property] = Violation(property: f.property, edge: edge, detail: f.detail, expected: f.expected)
+                    from: i, choice: e.choices[Int(first.choice)], timing: timing, piece: sub, transition: g.transition,
+                    decision: g.decision, reason: g.reason)
+                violations[f.property] = Violation(property: f.property, edge: edge, detail: first.detail, expected: first.expected)
             }
         }
     }
@@ -638,11 +1093,12 @@ struct Explorer {
 
     // MARK: - Properties
 
-    /// The properties `outcome` breaks, as (property, what went wrong, the decision it should have had).
-    private func check(
-        _ node: Node, _ ages: Ages, _ state: SessionState, _ event: Event, _ outcome: Outcome,
-        establishes: Bool, timing: Timing
+    /// The properties a step breaks (the engine decided `event` from `state` by `bunch`'s
+    /// transition), as (property, what went wrong, the decision it should have had).
+    private mutating func check(
+        _ node: Node, _ ages: Ages, _ state: SessionState, _ event: Event, _ outcome: Bunch, timing: Timing
     ) -> [(BuiltInProperty, String, Decision?)] {
+        let establishes = outcome.transition >= 0 && machine.transitions[outcome.transition].action.effects.contains(.establish)
         var out: [(BuiltInProperty, String, Decision?)] = []
         func fail(_ p: BuiltInProperty, _ detail: String, expected: Decision? = .idpLogin) { out.append((p, detail, expected)) }
         let p = policy.policy
@@ -678,6 +1134,7 @@ struct Explorer {
         if timing == .rolledBack, let d = outcome.decision {
             var atNow = event
             atNow.time = Timestamp(millisecondsSinceEpoch: Self.now)
+            evaluations += 1
             if let truth = policy.evaluate(state, atNow).decision, d.permissiveness > truth.permissiveness {
                 fail(
                     .clockRollback,

@@ -94,9 +94,10 @@ public enum Verifier {
     ///
     /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones.
     public static func verify(
-        _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = []
+        _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = [],
+        selfCheck: Bool = false
     ) -> VerificationReport {
-        var explorer = Explorer(policy, properties: properties)
+        var explorer = Explorer(policy, properties: properties, selfCheck: selfCheck)
         let exhaustive = explorer.run(limit: stateLimit)
         let m = policy.machine
         var results: [PropertyResult] = []
@@ -140,10 +141,11 @@ public enum Verifier {
             results.append(r)
         }
         // Dead only when the exploration is complete: a stopped one has simply not been everywhere.
+        let taken = explorer.takenTransitions
         let dead =
             !exhaustive
             ? []
-            : m.transitions.filter { !explorer.taken.contains($0.id) }.map {
+            : m.transitions.filter { !taken.contains($0.id) }.map {
                 DeadTransition(
                     transition: $0.id, from: $0.from, event: $0.event, check: m.describe($0.guard), levers: $0.source.levers,
                     location: $0.source.location)
@@ -160,7 +162,7 @@ public enum Verifier {
     public static func reachableTransitions(_ policy: CompiledPolicy, stateLimit: Int = 100_000) -> Set<Int>? {
         var explorer = Explorer(policy, properties: [])
         guard explorer.run(limit: stateLimit) else { return nil }
-        return explorer.taken
+        return explorer.takenTransitions
     }
 
     /// One concrete run per reachable transition, the shortest found, without the runs that

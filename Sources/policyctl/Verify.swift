@@ -40,6 +40,12 @@ struct Verify: ParsableCommand {
     @Flag(help: "List every dead transition (the human output counts them by lever).")
     var dead = false
 
+    @Flag(
+        help:
+            "Evaluate every step and every choice of facts with the engine, not one per class, and check each against verify's model (slower; CI runs it)."
+    )
+    var selfCheck = false
+
     func validate() throws {
         if policies.isEmpty { throw ValidationError("give at least one policy file or directory") }
     }
@@ -50,7 +56,8 @@ struct Verify: ParsableCommand {
         var reports: [(VerificationReport, Double, String)] = []
         for l in loaded {
             let started = DispatchTime.now().uptimeNanoseconds
-            let report = Verifier.verify(l.compiled, stateLimit: stateLimit, covering: covering != nil, properties: properties)
+            let report = Verifier.verify(
+                l.compiled, stateLimit: stateLimit, covering: covering != nil, properties: properties, selfCheck: selfCheck)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             reports.append((report, seconds, l.path))
         }
