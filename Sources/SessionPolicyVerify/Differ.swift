@@ -47,7 +47,7 @@ public struct PolicyDifference: Sendable, Codable {
 /// otherwise. Pure: no clock, no I/O.
 public enum Differ {
     public static func diff(_ old: CompiledPolicy, _ new: CompiledPolicy, stateLimit: Int = 100_000) -> DiffReport {
-        var x = Explorer(old, other: new)
+        let x = Explorer(old, other: new)
         let exhaustive = x.run(limit: stateLimit)
         var out: [PolicyDifference] = []
         for d in x.divergences {
@@ -64,7 +64,7 @@ public enum Differ {
                     from: key.state, event: d.edge.choice.kind, when: words(d.edge, key), old: side(old.machine, d.old),
                     new: side(new.machine, d.new), steps: c.steps, concrete: c.concrete))
         }
-        return DiffReport(old: old.name, new: new.name, states: x.nodes.count, exhaustive: exhaustive, differences: out)
+        return DiffReport(old: old.name, new: new.name, states: x.explored, exhaustive: exhaustive, differences: out)
     }
 
     /// A class in words: the facts its event carries that are not the defaults, and the ages

@@ -7,7 +7,7 @@ import SessionPolicy
 /// can tell them apart) and a zone of the ages of the times it records. Every decision is the
 /// engine's own: each class of (state, event, timing) is evaluated at one concrete point by
 /// `CompiledPolicy.evaluate`, and the symbolic successor is checked against the engine's.
-struct Explorer {
+final class Explorer {
     let policy: CompiledPolicy
     var machine: StateMachine { policy.machine }
 
@@ -87,8 +87,10 @@ struct Explorer {
     private(set) var nodes: [Node] = []
     /// The edge that first reached each node (nil for the start): shortest paths, breadth first.
     private(set) var parent: [Edge?] = []
-    /// The graph of abstract states, as `from << 32 | to`: each step adds its link once.
-    private(set) var links: Set<UInt64> = []
+    /// The graph of abstract states, as `from << 32 | to`, each link once.
+    private(set) var links: [UInt64] = []
+    /// The nodes the steps of the node being expanded lead to, with repeats.
+    private var targets: [Int] = []
     /// Steps explored: (state, event facts, class of timings) triples the engine decided.
     private(set) var steps = 0
     /// Whether each transition was taken, by id.
@@ -238,16 +240,20 @@ struct Explorer {
     // MARK: - Exploring
 
     /// Explores breadth first until no new abstract state appears.
-    mutating func run(limit: Int = 200_000) -> Bool {
+    func run(limit: Int = 200_000) -> Bool {
         let start = Discrete(
             session: key(SessionState.signedOut), cleared: true, enrollmentChanged: false, monitors: properties.map(Monitor.initial))
         _ = add(NodeKey(discreteID(start), Zone()), from: nil)
         var next = 0
         while next < nodes.count {
-            if nodes.count > limit {
+            if nodes.count - replaced > limit {
                 return false
             }
-            expand(next)
+            waiting = next + 1
+            if replacedBy[next] < 0 {
+                expand(next)
+                explored += 1
+            }
             next += 1
         }
         return true
@@ -271,6 +277,17 @@ struct Explorer {
     /// Each node's discrete part, by id.
     private var nodeDiscrete: [Int32] = []
     private var index: [NodeKey: Int] = [:]
+    /// Each node's depth: the steps of its shortest path from `signed_out`.
+    private var depth: [Int] = []
+    /// For a node replaced before it was expanded, the node that replaced it (else -1): a node
+    /// of the same depth and discrete part whose zone includes its zone, so it has every future
+    /// the replaced one has (UPPAAL's waiting list does the same).
+    private var replacedBy: [Int] = []
+    private var replaced = 0
+    /// The first node not expanded yet.
+    private var waiting = 0
+    /// Nodes expanded.
+    private(set) var explored = 0
 
     /// A node's identity: its discrete part's id and its zone, hashed once.
     struct NodeKey: Hashable {
@@ -294,29 +311,58 @@ struct Explorer {
         }
     }
 
-    private mutating func discreteID(_ d: Discrete) -> Int32 {
+    private func discreteID(_ d: Discrete) -> Int32 {
         if let id = discreteIDs[d] { return id }
         let id = Int32(discretes.count)
         discretes.append(d)
         discreteIDs[d] = id
         byDiscrete.append([])
+        slots.append([])
+        discreteSession.append(sessionID(d.session))
+        return id
+    }
+
+    /// The session keys met so far, by id; each discrete part's, by the part's id.
+    private var sessionIDs: [SessionKey: Int32] = [:]
+    private var discreteSession: [Int32] = []
+
+    private func sessionID(_ k: SessionKey) -> Int32 {
+        if let id = sessionIDs[k] { return id }
+        let id = Int32(sessionIDs.count)
+        sessionIDs[k] = id
         return id
     }
 
     /// The node with this discrete part and zone, or one with the same discrete part whose zone includes it.
     private func find(_ key: NodeKey) -> Int? {
-        if let i = index[key] { return i }
+        if var i = index[key] {
+            while replacedBy[i] >= 0 { i = replacedBy[i] }
+            return i
+        }
         for i in byDiscrete[Int(key.discrete)] where nodes[i].zone.includes(key.zone) { return i }
         return nil
     }
 
-    private mutating func add(_ key: NodeKey, from edge: Edge?) -> Int {
+    /// Adds a node, which replaces the waiting nodes of its depth and discrete part inside its zone.
+    private func add(_ key: NodeKey, from edge: Edge?) -> Int {
         let i = nodes.count
-        nodes.append(Node(discrete: discretes[Int(key.discrete)], zone: key.zone))
+        let d = edge.map { depth[$0.from] + 1 } ?? 0
+        let same = Int(key.discrete)
+        byDiscrete[same].removeAll { j in
+            guard j >= waiting, depth[j] == d, key.zone.includes(nodes[j].zone) else { return false }
+            replacedBy[j] = i
+            replaced += 1
+            // Its future is the new node's: so is its way back to a usable session (`deadEnds`).
+            links.append(UInt64(j) << 32 | UInt64(i))
+            return true
+        }
+        nodes.append(Node(discrete: discretes[same], zone: key.zone))
         parent.append(edge)
         nodeDiscrete.append(key.discrete)
+        depth.append(d)
+        replacedBy.append(-1)
         index[key] = i
-        byDiscrete[Int(key.discrete)].append(i)
+        byDiscrete[same].append(i)
         return i
     }
 
@@ -355,7 +401,8 @@ struct Explorer {
     /// comparison the group's guards make). Every step of a class takes the same transitions
     /// with the same facts, wherever the zone; the properties' monitors do not change that.
     struct EngineKey: Hashable {
-        var session: SessionKey
+        /// The session key's id (`sessionID`).
+        var session: Int32
         var kind: EventKind
         var timing: Timing
         var answers: Answers
@@ -388,6 +435,19 @@ struct Explorer {
 
     private var engineIDs: [EngineKey: Int32] = [:]
     private var engineClasses: [EngineClass] = []
+
+    /// What a discrete part's nodes do for one event kind at one timing, found once: the
+    /// comparisons its group cuts at (`atomsID`), and the classes met so far, by their answers.
+    struct Slot {
+        static let unknown = -1
+        /// A dated-back event of this kind does what one at the highest time seen does (`rollbackMatters`).
+        static let skipped = -2
+        var atoms = unknown
+        var classes: [(answers: Answers, engine: Int32, groups: [Group])] = []
+    }
+
+    /// By discrete part's id, then event kind and timing.
+    private var slots: [[Slot]] = []
 
     /// A class of steps: an engine class, from one discrete part (session and monitors).
     struct ClassKey: Hashable {
@@ -428,8 +488,6 @@ struct Explorer {
         var answers: Answers
     }
 
-    /// What each class does, derived once from its engine class.
-    private var classes: [ClassKey: [Group]] = [:]
     /// The properties broken in each class cut further at the properties' limits.
     private var broken: [BrokenKey: [Failure]] = [:]
     /// The differences between the versions (`policyctl diff`) in each engine class.
@@ -449,7 +507,7 @@ struct Explorer {
 
     /// The id of the comparisons cut for `kind` in sessions like `k` at `timing` (the event's
     /// own age only for an event dated back).
-    private mutating func atomsID(_ k: SessionKey, _ kind: EventKind, _ timing: Timing) -> Int {
+    private func atomsID(_ k: SessionKey, _ kind: EventKind, _ timing: Timing) -> Int {
         let key = AtomsKey(state: k.state, kind: kind, times: k.times, timing: timing)
         if let id = atomIDs[key] { return id }
         let list = atoms(k, kind).filter { timing == .rolledBack || $0.0 != .eventTime }
@@ -468,11 +526,23 @@ struct Explorer {
         var parts: [(Zone, Answers)]?
         /// Successor zones by the effects of the transition taken: (zone before widening, widened).
         var successors: [(effects: UInt16, raw: Zone, key: NodeKey?, times: UInt8)] = []
+        /// The nodes reached from this piece, by effects and next discrete part.
+        var reached: [(effects: UInt16, discrete: Int32, node: Int)] = []
     }
 
-    private mutating func expand(_ i: Int) {
+    private func expand(_ i: Int) {
         let node = nodes[i]
         let d = nodeDiscrete[i]
+        let sid = discreteSession[Int(d)]
+        defer {
+            targets.sort()
+            var last = -1
+            for t in targets where t != last {
+                links.append(UInt64(i) << 32 | UInt64(t))
+                last = t
+            }
+            targets.removeAll(keepingCapacity: true)
+        }
         let session = node.session
         let set = session.clocks
         for timing in set.isEmpty ? [Timing.forward] : [.forward, .rolledBack] {
@@ -489,40 +559,59 @@ struct Explorer {
             }
             if z.isEmpty { continue }
             // The pieces of `z` for each list of comparisons: event kinds that cut alike share them.
-            var cuts: [Int: [Piece]] = [:]
-            for kind in EventKind.allCases
-            where timing == .forward || rollbackMatters.contains(StateEvent(state: session.state, kind: kind)) {
+            var cuts: [(atoms: Int, pieces: [Piece])] = []
+            if slots[Int(d)].isEmpty { slots[Int(d)] = Array(repeating: Slot(), count: EventKind.allCases.count * 2) }
+            for (k, kind) in EventKind.allCases.enumerated() {
+                let slot = k * 2 + (timing == .forward ? 0 : 1)
+                if slots[Int(d)][slot].atoms == Slot.unknown {
+                    slots[Int(d)][slot].atoms =
+                        timing == .forward || rollbackMatters.contains(StateEvent(state: session.state, kind: kind))
+                        ? atomsID(session, kind, timing) : Slot.skipped
+                }
                 // Cut only where a guard of this (state, event) group looks: the fewer the cuts,
                 // the larger the successor zones and the fewer of them.
-                let atoms = atomsID(session, kind, timing)
-                if cuts[atoms] == nil {
-                    cuts[atoms] = pieces(z, atomLists[atoms]).map { Piece(zone: $0.0, answers: $0.1) }
+                let atoms = slots[Int(d)][slot].atoms
+                if atoms == Slot.skipped { continue }
+                let c: Int
+                if let known = cuts.firstIndex(where: { $0.atoms == atoms }) {
+                    c = known
+                } else {
+                    cuts.append((atoms, pieces(z, atomLists[atoms]).map { Piece(zone: $0.0, answers: $0.1) }))
+                    c = cuts.count - 1
                 }
-                for p in cuts[atoms]!.indices {
-                    let (piece, answers) = (cuts[atoms]![p].zone, cuts[atoms]![p].answers)
-                    let ekey = EngineKey(session: session, kind: kind, timing: timing, answers: answers)
+                for p in cuts[c].pieces.indices {
+                    let answers = cuts[c].pieces[p].answers
                     var fresh = false
                     let engine: Int32
-                    if let e = engineIDs[ekey] {
-                        engine = e
+                    let groups: [Group]
+                    if let known = slots[Int(d)][slot].classes.first(where: { $0.answers == answers }) {
+                        (engine, groups) = (known.engine, known.groups)
                     } else {
-                        engine = classify(session, piece, set, kind, timing, answers)
-                        engineIDs[ekey] = engine
-                        fresh = true
+                        let ekey = EngineKey(session: sid, kind: kind, timing: timing, answers: answers)
+                        if let e = engineIDs[ekey] {
+                            engine = e
+                        } else {
+                            engine = classify(session, cuts[c].pieces[p].zone, set, kind, timing, answers)
+                            engineIDs[ekey] = engine
+                            fresh = true
+                        }
+                        groups = group(ClassKey(discrete: d, engine: engine))
+                        slots[Int(d)][slot].classes.append((answers, engine, groups))
                     }
-                    let ckey = ClassKey(discrete: d, engine: engine)
-                    let groups = classes[ckey] ?? group(ckey)
-                    for g in groups {
-                        follow(i, node, &cuts[atoms]![p], set, timing, g, engine: engine, check: selfCheck || fresh)
+                    for g in groups.indices {
+                        follow(i, node, &cuts[c].pieces[p], set, timing, groups[g], engine: engine, check: selfCheck || fresh)
                     }
-                    for x in differing[engine] ?? [] where divergenceKinds.insert([x.old.transition, x.new.transition]).inserted {
-                        let edge = Edge(
-                            from: i, choice: x.choice, timing: timing, piece: piece, transition: x.old.transition,
-                            decision: x.old.decision, reason: x.old.reason)
-                        divergences.append(Divergence(edge: edge, old: x.old, new: x.new))
+                    if other != nil {
+                        let piece = cuts[c].pieces[p].zone
+                        for x in differing[engine] ?? [] where divergenceKinds.insert([x.old.transition, x.new.transition]).inserted {
+                            let edge = Edge(
+                                from: i, choice: x.choice, timing: timing, piece: piece, transition: x.old.transition,
+                                decision: x.old.decision, reason: x.old.reason)
+                            divergences.append(Divergence(edge: edge, old: x.old, new: x.new))
+                        }
                     }
                     if groups.contains(where: { !$0.examined.isEmpty }) {
-                        examine(i, node, &cuts[atoms]![p], set, timing, ckey, groups)
+                        examine(i, node, &cuts[c].pieces[p], set, timing, ClassKey(discrete: d, engine: engine), groups)
                     }
                 }
             }
@@ -539,10 +628,10 @@ struct Explorer {
     /// `answers`: found by evaluating every choice of facts at one point of the piece, or, when
     /// a session that the group's guards cannot tell from this one was classified already, by
     /// evaluating one choice of each of its bunches here (`Template`). Returns the class's id.
-    private mutating func classify(
+    private func classify(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ answers: Answers
     ) -> Int32 {
-        let pkey = EngineKey(session: projected(session, kind), kind: kind, timing: timing, answers: answers)
+        let pkey = EngineKey(session: sessionID(projected(session, kind)), kind: kind, timing: timing, answers: answers)
         if other == nil, let template = templates[pkey] {
             if let derived = classify(session, piece, set, kind, timing, template) {
                 if selfCheck {
@@ -581,7 +670,7 @@ struct Explorer {
     /// at one point of the piece, the fine bunches that end alike merged. Nil when a choice takes
     /// another transition than its template's (then the projection missed a fact; never in a
     /// correct build, checked with `selfCheck`).
-    private mutating func classify(
+    private func classify(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ template: Template
     ) -> EngineClass? {
         let (_, state, time) = point(session, piece, set)
@@ -603,7 +692,7 @@ struct Explorer {
     }
 
     /// Every choice of facts evaluated at one point of the piece: the class, and its fine bunches (`Template`).
-    private mutating func classifyAll(
+    private func classifyAll(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing
     ) -> (EngineClass, [[Int32]]) {
         let (_, state, time) = point(session, piece, set)
@@ -706,6 +795,19 @@ struct Explorer {
         return out
     }
 
+    /// The decision a class makes for choice `c`: its bunch's.
+    static func decision(of c: Int32, in e: EngineClass) -> Decision?? {
+        for b in e.bunches {
+            var (lo, hi) = (0, b.choices.count)
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if b.choices[mid] < c { lo = mid + 1 } else { hi = mid }
+            }
+            if lo < b.choices.count && b.choices[lo] == c { return .some(b.decision) }
+        }
+        return nil
+    }
+
     /// Whether two classes bunch their choices alike.
     static func same(_ a: EngineClass, _ b: EngineClass) -> Bool {
         a.bunches.count == b.bunches.count
@@ -717,7 +819,7 @@ struct Explorer {
 
     /// The session fields the guards of `kind` in a state read, in either version; the others
     /// cannot change which transition decides.
-    private mutating func projected(_ k: SessionKey, _ kind: EventKind) -> SessionKey {
+    private func projected(_ k: SessionKey, _ kind: EventKind) -> SessionKey {
         let key = StateEvent(state: k.state, kind: kind)
         let reads: SessionFields
         if let known = sessionReads[key] {
@@ -798,7 +900,7 @@ struct Explorer {
 
     /// The groups of a class: its engine class's bunches, each with the next discrete part it
     /// leads to from the class's discrete part, merged where they end alike.
-    private mutating func group(_ key: ClassKey) -> [Group] {
+    private func group(_ key: ClassKey) -> [Group] {
         let from = discretes[Int(key.discrete)]
         let e = engineClasses[Int(key.engine)]
         var groups: [Group] = []
@@ -842,7 +944,6 @@ struct Explorer {
             }
         }
         for g in groups.indices { groups[g].examined.sort() }
-        classes[key] = groups
         return groups
     }
 
@@ -956,7 +1057,7 @@ struct Explorer {
     /// evaluated here, or `selfCheck`), the engine decides the group's choice at this piece's
     /// point, which must take the class's transition to the class's next session, inside the
     /// symbolic successor.
-    private mutating func follow(
+    private func follow(
         _ i: Int, _ node: Node, _ piece: inout Piece, _ set: [Zone.Clock], _ timing: Timing, _ group: Group,
         engine: Int32, check: Bool
     ) {
@@ -974,7 +1075,7 @@ struct Explorer {
         }
         guard id >= 0 else {
             // A refused event changes nothing: a step back to the same node.
-            links.insert(UInt64(i) << 32 | UInt64(i))
+            targets.append(i)
             return
         }
         let zone = piece.zone
@@ -1014,47 +1115,90 @@ struct Explorer {
             wide.extrapolate(bounds)
             piece.successors[s].key = NodeKey(0, wide)
         }
-        var nodeKey = piece.successors[s].key!
-        nodeKey.discrete = group.next
-        let to = find(nodeKey) ?? add(nodeKey, from: edge())
+        let to: Int
+        if let known = piece.reached.first(where: { $0.effects == effects && $0.discrete == group.next }) {
+            to = known.node
+        } else {
+            var nodeKey = piece.successors[s].key!
+            nodeKey.discrete = group.next
+            to = find(nodeKey) ?? add(nodeKey, from: edge())
+            piece.reached.append((effects, group.next, to))
+        }
         for j in group.breaks where userViolations[j] == nil { userViolations[j] = edge() }
-        links.insert(UInt64(i) << 32 | UInt64(to))
+        targets.append(to)
     }
 
     /// Checks the properties on the class's examined choices, in each part of `piece` cut at the
     /// policy's limits (found once per engine class, session flags and part); records the first
     /// violation of each.
-    private mutating func examine(
+    private func examine(
         _ i: Int, _ node: Node, _ piece: inout Piece, _ set: [Zone.Clock], _ timing: Timing, _ key: ClassKey, _ groups: [Group]
     ) {
-        if piece.parts == nil { piece.parts = pieces(piece.zone, propertyAtoms(node.session)) }
         let e = engineClasses[Int(key.engine)]
-        for (sub, answers) in piece.parts! {
+        // The properties compare ages with the policy's limits only for an `allow` that does
+        // not establish a session: elsewhere the piece needs no cutting.
+        let parts: [(Zone, Answers)]
+        if e.bunches.contains(where: {
+            $0.examined && $0.decision == .allow && $0.transition >= 0
+                && !machine.transitions[$0.transition].action.effects.contains(.establish)
+        }) {
+            if piece.parts == nil { piece.parts = pieces(piece.zone, propertyAtoms(node.session)) }
+            parts = piece.parts!
+        } else {
+            parts = [(piece.zone, Answers())]
+        }
+        for (sub, answers) in parts {
             let k = BrokenKey(engine: key.engine, cleared: node.cleared, enrollmentChanged: node.enrollmentChanged, answers: answers)
             let found: [Failure]
             if let known = broken[k] {
                 found = known
             } else {
                 let (ages, state, time) = point(node.session, sub, set)
+                // Where the clock was set back: the class of the same event at the highest time
+                // seen (the forward class of this point's ages, if explored), which tells each
+                // choice's decision there.
+                var atNow: Int32?
+                if timing == .rolledBack {
+                    var forward = Answers()
+                    for (c, theta) in atomLists[atomsID(node.session, e.kind, .forward)] { forward.append((ages[c] ?? 0) > theta) }
+                    let sid = discreteSession[Int(key.discrete)]
+                    atNow = engineIDs[EngineKey(session: sid, kind: e.kind, timing: .forward, answers: forward)]
+                }
                 var list: [Failure] = []
                 for b in e.bunches where b.examined {
-                    // The properties read a choice's facts only through its network, except where
-                    // the clock was set back (the same event at the highest time seen is evaluated).
-                    var networks: [Network?] = []
+                    // The properties read a choice only through its network and, where the clock
+                    // was set back, its decision at the highest time seen.
+                    var seen: [(Network?, Decision?)] = []
                     for c in b.choices {
                         let choice = e.choices[Int(c)]
-                        if timing == .forward && !selfCheck {
-                            if networks.contains(choice.network) { continue }
-                            networks.append(choice.network)
+                        var truth: Decision?
+                        if timing == .rolledBack {
+                            let known = atNow.flatMap { Self.decision(of: c, in: engineClasses[Int($0)]) }
+                            if let known, !selfCheck {
+                                truth = known
+                            } else {
+                                var now = state
+                                truth =
+                                    policy.evaluate(&now, event(choice, at: Timestamp(millisecondsSinceEpoch: Self.now), for: state))
+                                    .decision
+                                evaluations += 1
+                                if let known, known != truth {
+                                    inconsistencies.append(
+                                        "`\(e.kind.rawValue)`: a choice decides otherwise at the highest time seen than its class")
+                                }
+                            }
                         }
-                        let ev = event(choice, at: time, for: state)
-                        if selfCheck {
+                        if !selfCheck {
+                            if seen.contains(where: { $0.0 == choice.network && $0.1 == truth }) { continue }
+                            seen.append((choice.network, truth))
+                        } else {
                             evaluations += 1
-                            if policy.evaluate(state, ev).transition != b.transition {
+                            var next = state
+                            if policy.evaluate(&next, event(choice, at: time, for: state)).transition != b.transition {
                                 inconsistencies.append("transition \(b.transition): another transition decides inside its class")
                             }
                         }
-                        for f in check(node, ages, state, ev, b, timing: timing) {
+                        for f in check(node, ages, state, e.kind, choice.network, b, timing: timing, truth: truth) {
                             list.append(Failure(property: f.0, detail: f.1, expected: f.2, choice: c))
                         }
                     }
@@ -1095,14 +1239,17 @@ struct Explorer {
 
     /// The properties a step breaks (the engine decided `event` from `state` by `bunch`'s
     /// transition), as (property, what went wrong, the decision it should have had).
-    private mutating func check(
-        _ node: Node, _ ages: Ages, _ state: SessionState, _ event: Event, _ outcome: Bunch, timing: Timing
+    ///
+    /// `truth`, where the clock was set back, is the decision of the same event at the highest time seen.
+    private func check(
+        _ node: Node, _ ages: Ages, _ state: SessionState, _ kind: EventKind, _ network: Network?, _ outcome: Bunch,
+        timing: Timing, truth: Decision?
     ) -> [(BuiltInProperty, String, Decision?)] {
         let establishes = outcome.transition >= 0 && machine.transitions[outcome.transition].action.effects.contains(.establish)
         var out: [(BuiltInProperty, String, Decision?)] = []
         func fail(_ p: BuiltInProperty, _ detail: String, expected: Decision? = .idpLogin) { out.append((p, detail, expected)) }
         let p = policy.policy
-        let offline = event.network != .online
+        let offline = network != .online
         let age: (Zone.Clock) -> Int64? = { node.session.has($0) ? ages[$0] : nil }
         if outcome.decision == .allow && !establishes {
             if let max = p.session.max, (age(.lastIdPLogin) ?? .max) > max.seconds * 1000 {
@@ -1121,7 +1268,7 @@ struct Explorer {
                     .offlineAuthMode,
                     "offline `allow` for a session signed in with `\(state.authMode?.rawValue ?? "no auth mode")`, not an offline mode")
             }
-            if node.enrollmentChanged && event.kind == .biometricSucceeded {
+            if node.enrollmentChanged && kind == .biometricSucceeded {
                 fail(.enrollmentChange, "`allow` by a biometric prompt after the enrollment changed")
             }
         }
@@ -1129,18 +1276,13 @@ struct Explorer {
             fail(.clearedUntilLogin, "`\(outcome.decision!.rawValue)` after the session was cleared or revoked, before an IdP login")
         }
         if outcome.transition < 0 && outcome.reason != .invalidEvent {
-            fail(.total, "no transition decided `\(event.kind.rawValue)` in `\(state.state.rawValue)`", expected: nil)
+            fail(.total, "no transition decided `\(kind.rawValue)` in `\(state.state.rawValue)`", expected: nil)
         }
-        if timing == .rolledBack, let d = outcome.decision {
-            var atNow = event
-            atNow.time = Timestamp(millisecondsSinceEpoch: Self.now)
-            evaluations += 1
-            if let truth = policy.evaluate(state, atNow).decision, d.permissiveness > truth.permissiveness {
-                fail(
-                    .clockRollback,
-                    "an event dated before the highest time seen gets `\(d.rawValue)`, the same event at that time `\(truth.rawValue)`",
-                    expected: truth)
-            }
+        if timing == .rolledBack, let d = outcome.decision, let truth, d.permissiveness > truth.permissiveness {
+            fail(
+                .clockRollback,
+                "an event dated before the highest time seen gets `\(d.rawValue)`, the same event at that time `\(truth.rawValue)`",
+                expected: truth)
         }
         return out
     }

@@ -97,7 +97,7 @@ public enum Verifier {
         _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = [],
         selfCheck: Bool = false
     ) -> VerificationReport {
-        var explorer = Explorer(policy, properties: properties, selfCheck: selfCheck)
+        let explorer = Explorer(policy, properties: properties, selfCheck: selfCheck)
         let exhaustive = explorer.run(limit: stateLimit)
         let m = policy.machine
         var results: [PropertyResult] = []
@@ -151,7 +151,7 @@ public enum Verifier {
                     location: $0.source.location)
             }
         return VerificationReport(
-            policy: m.name, states: explorer.nodes.count, steps: explorer.steps, exhaustive: exhaustive,
+            policy: m.name, states: explorer.explored, steps: explorer.steps, exhaustive: exhaustive,
             properties: results, deadTransitions: dead, transitions: m.transitions.count,
             inconsistencies: Array(Set(explorer.inconsistencies)).sorted(),
             covering: covering && exhaustive ? coveringRuns(explorer) : [])
@@ -160,7 +160,7 @@ public enum Verifier {
     /// The ids of the transitions of `policy` that some sequence and timing of events takes, or
     /// nil when the exploration stops at `stateLimit` (then reachability is not known).
     public static func reachableTransitions(_ policy: CompiledPolicy, stateLimit: Int = 100_000) -> Set<Int>? {
-        var explorer = Explorer(policy, properties: [])
+        let explorer = Explorer(policy, properties: [])
         guard explorer.run(limit: stateLimit) else { return nil }
         return explorer.takenTransitions
     }

@@ -51,6 +51,9 @@ struct Zone: Hashable, Sendable {
     /// The zone with `c_i - c_j <= c` added, closed; nil when that leaves nothing. The zone is
     /// closed already, so only the paths through the new bound can shorten (O(n²), not O(n³)).
     func constrained(_ i: Clock, _ j: Clock, _ c: Int64) -> Zone? {
+        // Implied, or contradicted: no copy.
+        if c >= self[i, j] { return self }
+        if c + self[j, i] < 0 { return nil }
         var z = self
         guard z.tighten(i.rawValue, j.rawValue, c) else { return z }
         return z.isEmpty ? nil : z

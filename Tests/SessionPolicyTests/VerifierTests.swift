@@ -40,6 +40,18 @@ struct VerifierTests {
         #expect(!m.contains(Self.ages([.lastIdPLogin: 100])))
     }
 
+    @Test("one evaluation per class proves what evaluating every step and choice proves, with no disagreement")
+    func selfCheck() throws {
+        let policy = try Fixtures.policy("i360-salesforce")
+        let fast = Verifier.verify(policy)
+        let checked = Verifier.verify(policy, selfCheck: true)
+        #expect(checked.inconsistencies.isEmpty, "\(checked.inconsistencies)")
+        #expect(fast.holds && checked.holds)
+        #expect(fast.properties.map(\.status) == checked.properties.map(\.status))
+        #expect(fast.deadTransitions.map(\.transition) == checked.deadTransitions.map(\.transition))
+        #expect(fast.states == checked.states && fast.steps == checked.steps)
+    }
+
     static func ages(_ values: [Zone.Clock: Int64]) -> Ages {
         var a = Ages()
         for (c, v) in values { a[c] = v }
@@ -48,10 +60,10 @@ struct VerifierTests {
 
     static let shipped = Fixtures.files(in: "policies").map { ($0 as NSString).lastPathComponent }
 
-    @Test("verify's symbolic successors agree with the engine on the first 100 abstract states", arguments: shipped)
+    @Test("verify's symbolic successors agree with the engine on the first 100 abstract states, every step checked", arguments: shipped)
     func consistent(_ file: String) throws {
         let policy = try Fixtures.policy((file as NSString).deletingPathExtension)
-        let report = Verifier.verify(policy, stateLimit: 100)
+        let report = Verifier.verify(policy, stateLimit: 100, selfCheck: true)
         #expect(report.inconsistencies.isEmpty, "\(report.inconsistencies)")
         #expect(report.states > 10)
         // Stopped at the limit, nothing is claimed: no property is proved, no transition dead.
