@@ -246,7 +246,7 @@ final class Explorer {
         _ = add(NodeKey(discreteID(start), Zone()), from: nil)
         var next = 0
         while next < nodes.count {
-            if nodes.count - replaced > limit {
+            if explored >= limit {
                 return false
             }
             waiting = next + 1
@@ -283,7 +283,6 @@ final class Explorer {
     /// of the same depth and discrete part whose zone includes its zone, so it has every future
     /// the replaced one has (UPPAAL's waiting list does the same).
     private var replacedBy: [Int] = []
-    private var replaced = 0
     /// The first node not expanded yet.
     private var waiting = 0
     /// Nodes expanded.
@@ -351,7 +350,6 @@ final class Explorer {
         byDiscrete[same].removeAll { j in
             guard j >= waiting, depth[j] == d, key.zone.includes(nodes[j].zone) else { return false }
             replacedBy[j] = i
-            replaced += 1
             // Its future is the new node's: so is its way back to a usable session (`deadEnds`).
             links.append(UInt64(j) << 32 | UInt64(i))
             return true
