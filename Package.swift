@@ -67,7 +67,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PolicyctlTests",
-            dependencies: ["SessionPolicyTestSupport", "policyctl"],
+            dependencies: ["SessionPolicy", "SessionPolicyTestSupport", "policyctl"],
             swiftSettings: strict),
     ]
 )

@@ -8,7 +8,9 @@ struct Compile: ParsableCommand {
         abstract: "Compile a policy and print its state machine.",
         discussion: """
             Formats: text (a table of states, events and guards in the order they are tried), \
-            json, dot (Graphviz) and mermaid. The output is deterministic.
+            json, machine (the portable machine document, sessionpolicy-machine/1, canonical, with \
+            its SHA-256 digest: what an app or another runtime loads; docs/machine-format.md), \
+            dot (Graphviz) and mermaid. The output is deterministic.
             dot and mermaid draw a summary: one arrow per pair of states and decision, labelled \
             with the decision and the events (with the guards that pick it); the events that stay \
             in a state are written in it; the checks and answers alike in every state they apply \
@@ -20,13 +22,13 @@ struct Compile: ParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json, dot, mermaid
+        case text, json, machine, dot, mermaid
     }
 
     @Argument(help: "The policy file.")
     var policy: String
 
-    @Option(help: "Output format: text, json, dot or mermaid.")
+    @Option(help: "Output format: text, json, machine, dot or mermaid.")
     var format: Format = .text
 
     @Option(help: ArgumentHelp("Draw only the transitions from or to this state (dot, mermaid).", valueName: "state"))
@@ -45,7 +47,7 @@ struct Compile: ParsableCommand {
     var full = false
 
     func validate() throws {
-        if format == .text || format == .json {
+        if format == .text || format == .json || format == .machine {
             let given = [("--state", state != nil), ("--event", event != nil), ("--lever", lever != nil), ("--full", full)]
             if let (name, _) = given.first(where: \.1) {
                 throw ValidationError("`\(name)` applies to `--format dot` and `--format mermaid`, not `--format \(format.rawValue)`")
@@ -88,6 +90,7 @@ struct Compile: ParsableCommand {
             switch format {
             case .text: print(machine.renderText(), terminator: "")
             case .json: print(machine.renderJSON(), terminator: "")
+            case .machine: print(loaded.compiled.machineDocument)
             case .dot: print(machine.renderDot(picture), terminator: "")
             case .mermaid: print(machine.renderMermaid(picture), terminator: "")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SessionPolicy
 import SessionPolicyTestSupport
 import Testing
 
@@ -267,6 +268,17 @@ struct CLITests {
                 Issue.record(Comment(rawValue: diff))
             }
         }
+    }
+
+    @Test("compile --format machine writes a document the core reads back, the same on every run", arguments: policies)
+    func compileMachine(_ policy: String) throws {
+        let r = try CLI.run(["compile", policy, "--format", "machine"])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        #expect(r.stdout.hasSuffix("}\n") && !r.stdout.dropLast().contains("\n"), "one line, canonical")
+        let machine = try PolicyMachine(document: Data(r.stdout.utf8), file: "m.json")
+        #expect(machine.document + "\n" == r.stdout)
+        #expect(machine.digest.hasPrefix("sha256:") && machine.digest.count == 71)
+        #expect(try CLI.run(["compile", policy, "--format", "machine"]).stdout == r.stdout)
     }
 
     @Test("eval reads YAML or JSON from standard input and prints the decision as JSON")

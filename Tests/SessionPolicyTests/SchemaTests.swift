@@ -78,7 +78,7 @@ struct SchemaTests {
         #expect(s.subschema("definitions", "step", "else", "properties", "device", "$ref") == .string("#/definitions/device"))
     }
 
-    @Test("every property has a description for hover help", arguments: ["policy", "scenario", "property"])
+    @Test("every property has a description for hover help", arguments: ["policy", "scenario", "property", "machine"])
     func descriptions(_ kind: String) throws {
         let s = try JSONSchema(contentsOfFile: Fixtures.path("schemas/\(kind).schema.json"))
         var missing: [String] = []
@@ -98,7 +98,7 @@ struct SchemaTests {
         #expect(missing.sorted() == [])
     }
 
-    @Test("the schemas use only keywords the test validator implements", arguments: ["policy", "scenario", "property"])
+    @Test("the schemas use only keywords the test validator implements", arguments: ["policy", "scenario", "property", "machine"])
     func keywords(_ kind: String) throws {
         let s = try JSONSchema(contentsOfFile: Fixtures.path("schemas/\(kind).schema.json"))
         #expect(s.unsupportedKeywords() == [])

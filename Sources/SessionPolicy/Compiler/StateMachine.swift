@@ -107,6 +107,12 @@ package struct ScopeTable: Sendable, Hashable {
     /// Auth mode `biometric`, a hardware keystore.
     package let biometricHardware: Scope
 
+    /// A table as a machine document gives it.
+    package init(unprotected: Scope, unprotectedHardware: Scope, biometric: Scope, biometricHardware: Scope) {
+        (self.unprotected, self.unprotectedHardware) = (unprotected, unprotectedHardware)
+        (self.biometric, self.biometricHardware) = (biometric, biometricHardware)
+    }
+
     /// The table for an offline credential: an offline token names `*_offline`, a signed JWT
     /// names `*_grant`, `_SE` when a biometric login's key is in hardware.
     package init(credential: OfflineCredential) {

@@ -62,6 +62,12 @@ extension DiagnosticCode {
     public static let invalidDuration = DiagnosticCode("invalid-duration")
     public static let invalidTime = DiagnosticCode("invalid-time")
     public static let unsupportedVersion = DiagnosticCode("unsupported-version")
+    /// A machine document of a format version this engine does not read.
+    public static let unsupportedFormat = DiagnosticCode("unsupported-format")
+    /// A machine document whose digest does not match its content.
+    public static let digestMismatch = DiagnosticCode("digest-mismatch")
+    /// A machine document this engine cannot run as written.
+    public static let inconsistentMachine = DiagnosticCode("inconsistent-machine")
     public static let duplicateValue = DiagnosticCode("duplicate-value")
     /// Two keys that cannot go together (two patterns in one property; `before` and `until`).
     public static let conflictingKeys = DiagnosticCode("conflicting-keys")

@@ -1,0 +1,129 @@
+import Foundation
+import SessionPolicy
+import SessionPolicyCheck
+import SessionPolicyTestSupport
+import Testing
+
+/// The portable machine document (docs/machine-format.md): written canonically, read back
+/// without YAML, deciding as the compiled policy does; refused when it is another format,
+/// altered, or not a machine this engine can run.
+@Suite("Machine document")
+struct MachineDocumentTests {
+    static let input = CheckInput.load(
+        policies: [Fixtures.path("policies")], scenarios: [Fixtures.path("examples"), Fixtures.path("examples/generated")])
+    static let shipped = input.policies.keys.sorted()
+
+    @Test("SHA-256 of the FIPS 180-4 examples and of a million a's")
+    func sha256() {
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test("a shipped policy's document reads back to the same machine, and decides every shipped step alike", arguments: shipped)
+    func roundTrip(_ name: String) throws {
+        let compiled = try #require(Self.input.policies[name]).compiled
+        let text = compiled.machineDocument
+        let read = try PolicyMachine(document: Data(text.utf8), file: "\(name).machine.json")
+        #expect(read.name == compiled.name)
+        #expect(read.digest == compiled.portable.digest)
+        #expect(read.document == text, "written again, the document is the same bytes")
+        #expect(read.machine.transitions.map(\.guard) == compiled.machine.transitions.map(\.guard))
+        #expect(read.machine.transitions.map(\.action) == compiled.machine.transitions.map(\.action))
+        #expect(read.machine.rules == compiled.machine.rules)
+        #expect(read.machine.attributes == compiled.machine.attributes)
+        #expect(read.machine.transitions.map(\.source.levers) == compiled.machine.transitions.map(\.source.levers))
+        #expect(read.machine.transitions.map { $0.source.location?.line } == compiled.machine.transitions.map { $0.source.location?.line })
+        var steps = 0
+        for scenario in Self.input.scenarios where scenario.policy == name {
+            var state = scenario.initial
+            for step in scenario.steps {
+                guard case let .success(event) = step.event else { continue }
+                let want = compiled.evaluate(state, event)
+                let got = read.evaluate(state, event)
+                #expect(got == want, "\(scenario.name) step \(step.number)")
+                state = want.state
+                steps += 1
+            }
+        }
+        #expect(steps > 50)
+    }
+
+    @Test("every shipped policy's document is valid against schemas/machine.schema.json", arguments: shipped)
+    func schema(_ name: String) throws {
+        let schema = try JSONSchema(contentsOfFile: Fixtures.path("schemas/machine.schema.json"))
+        let text = try #require(Self.input.policies[name]).compiled.machineDocument
+        let value = JSONValue(json: try JSONSerialization.jsonObject(with: Data(text.utf8)))
+        #expect(schema.validate(value) == [])
+        // And the schema refuses what the reader refuses: an unknown guard.
+        let bad = JSONValue(
+            json: try JSONSerialization.jsonObject(
+                with: Data(text.replacingOccurrences(of: #"{"kind":"always"}"#, with: #"{"kind":"sometimes"}"#).utf8)))
+        #expect(schema.validate(bad) != [])
+    }
+
+    /// The document of the SpendiQ policy, as text, for the refusals below.
+    static func spendiq() throws -> String { try #require(input.policies["spendiq"]).compiled.machineDocument }
+
+    /// `text` with its digest recomputed, so a check after the digest's is what refuses it.
+    static func redigested(_ text: String) throws -> String {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let old = try #require(object["digest"] as? String)
+        var stripped = object
+        stripped["digest"] = nil
+        let data = try JSONSerialization.data(withJSONObject: stripped, options: [.sortedKeys, .withoutEscapingSlashes])
+        let fresh = "sha256:" + SHA256.hex(Array(data))
+        return text.replacingOccurrences(of: old, with: fresh)
+    }
+
+    static func refusal(_ text: String) -> Diagnostic? {
+        do {
+            _ = try PolicyMachine(document: Data(text.utf8), file: "m.json")
+            return nil
+        } catch { return error.diagnostics.first }
+    }
+
+    @Test("another format version is refused before anything else, at its value")
+    func otherFormat() throws {
+        let text = try Self.spendiq().replacingOccurrences(of: "sessionpolicy-machine/1", with: "sessionpolicy-machine/2")
+        let d = try #require(Self.refusal(text))
+        #expect(d.code == .unsupportedFormat)
+        #expect(d.message.contains("sessionpolicy-machine/2"))
+        #expect(d.location?.line == 1 && (d.location?.column ?? 0) > 1)
+    }
+
+    @Test("a changed byte or a missing digest is refused: the digest names the content")
+    func tampered() throws {
+        let text = try Self.spendiq()
+        let changed = text.replacingOccurrences(of: "\"limit_seconds\":604800", with: "\"limit_seconds\":604801")
+        #expect(changed != text)
+        #expect(Self.refusal(changed)?.code == .digestMismatch)
+        let noDigest = text.replacing(#/"digest":"sha256:[0-9a-f]{64}",/#, with: "")
+        #expect(Self.refusal(noDigest)?.code == .missingKey)
+        let truncated = String(text.prefix(text.count / 2))
+        #expect(Self.refusal(truncated)?.code == .invalidJSON)
+        #expect(Self.refusal("")?.code == .emptyDocument)
+    }
+
+    @Test("an inconsistent machine is refused even with a digest that matches")
+    func inconsistent() throws {
+        let text = try Self.spendiq()
+        // The last transition of a group made conditional: some event would fall through.
+        let lastAlways = try #require(text.range(of: #"{"kind":"always"}"#, options: .backwards))
+        var open = text
+        open.replaceSubrange(lastAlways, with: #"{"kind":"network_offline"}"#)
+        #expect(Self.refusal(try Self.redigested(open))?.code == .inconsistentMachine)
+        // An unknown guard, with its name in the message.
+        let unknown = text.replacingOccurrences(of: #"{"kind":"device_compromised"}"#, with: #"{"kind":"device_rooted"}"#)
+        let d = try #require(Self.refusal(try Self.redigested(unknown)))
+        #expect(d.code == .invalidValue && d.message.contains("device_rooted"))
+        // A member this engine does not read.
+        let extra = text.replacingOccurrences(of: #""names_scope":false,"#, with: #""names_scope":false,"priority":1,"#)
+        let e = try #require(Self.refusal(try Self.redigested(extra)))
+        #expect(e.code == .unknownKey && e.message.contains("priority"))
+    }
+}
