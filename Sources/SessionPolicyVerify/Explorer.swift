@@ -388,10 +388,6 @@ final class Explorer {
             }
             count += 1
         }
-
-        subscript(_ k: Int) -> Bool {
-            k < 64 ? bits & (1 << UInt64(k)) != 0 : more[(k - 64) / 64] & (1 << UInt64((k - 64) % 64)) != 0
-        }
     }
 
     /// A class of steps as the engine sees it: from sessions with one discrete session part, an
@@ -646,7 +642,9 @@ final class Explorer {
                 "`\(kind.rawValue)` in `\(session.state.rawValue)`: a choice takes another transition than its template's")
         }
         let (full, fine) = classifyAll(session, piece, set, kind, timing)
-        if other == nil && templates[pkey] == nil { templates[pkey] = Template(choices: full.choices, fine: fine) }
+        if other == nil && templates[pkey] == nil {
+            templates[pkey] = Template(choices: full.choices, fine: fine.map(\.choices), transitions: fine.map(\.transition))
+        }
         engineClasses.append(full)
         return Int32(engineClasses.count - 1)
     }
@@ -660,6 +658,8 @@ final class Explorer {
         var choices: [EventChoice]
         /// Each ascending; in order of their first choice.
         var fine: [[Int32]]
+        /// The transition each fine bunch takes.
+        var transitions: [Int]
     }
 
     private var templates: [EngineKey: Template] = [:]
@@ -673,11 +673,12 @@ final class Explorer {
     ) -> EngineClass? {
         let (_, state, time) = point(session, piece, set)
         var bunches: [Bunch] = []
-        for fine in template.fine {
+        for (f, fine) in template.fine.enumerated() {
             let choice = template.choices[Int(fine[0])]
             var next = state
             let verdict = policy.evaluate(&next, event(choice, at: time, for: state))
             evaluations += 1
+            guard verdict.transition == template.transitions[f] else { return nil }
             let b = bunch(fine, verdict, key(next), choice, timing)
             if let i = bunches.firstIndex(where: { $0.transition == b.transition && $0.next == b.next && $0.network == b.network }) {
                 bunches[i].choices = Self.merged(bunches[i].choices, fine)
@@ -685,14 +686,13 @@ final class Explorer {
                 bunches.append(b)
             }
         }
-        // The first choice of each fine bunch of one transition: the template's transition.
         return EngineClass(kind: kind, timing: timing, choices: template.choices, bunches: bunches)
     }
 
     /// Every choice of facts evaluated at one point of the piece: the class, and its fine bunches (`Template`).
     private func classifyAll(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing
-    ) -> (EngineClass, [[Int32]]) {
+    ) -> (EngineClass, [(choices: [Int32], transition: Int)]) {
         let (_, state, time) = point(session, piece, set)
         var late: (SessionState, Timestamp)?
         if other != nil {
@@ -703,7 +703,7 @@ final class Explorer {
         }
         let list = choices[state.state]?[kind] ?? []
         var bunches: [Bunch] = []
-        var fine: [[Int32]] = []
+        var fine: [(choices: [Int32], transition: Int)] = []
         var fineKeys: [FineKey] = []
         var differ: [(choice: EventChoice, old: Outcome, new: Outcome)] = []
         var differKinds: Set<[Int]> = []
@@ -735,10 +735,10 @@ final class Explorer {
                 transition: b.transition, next: b.next, network: b.network,
                 records: establishes ? .init(user: choice.user != .none, device: choice.device != .none, authMode: choice.authMode) : nil)
             if let i = fineKeys.firstIndex(of: f) {
-                fine[i].append(Int32(c))
+                fine[i].choices.append(Int32(c))
             } else {
                 fineKeys.append(f)
-                fine.append([Int32(c)])
+                fine.append(([Int32(c)], b.transition))
             }
         }
         if other != nil { differing[Int32(engineClasses.count)] = differ }

@@ -121,7 +121,8 @@ extension MachineDocument {
                     "trusted_apps", "reveal_refusal", "scopes", "levers",
                 ])
             let digestGiven = try string(m["digest"]!, "`digest`")
-            let digestFound = MachineDocument.digest(of: try canonical(root))
+            let received = try canonical(root)
+            let digestFound = MachineDocument.digest(of: received)
             guard digestGiven == digestFound else {
                 throw fail(
                     m["digest"]!, .digestMismatch, "the document's digest is `\(digestGiven)`, its content's `\(digestFound)`",
@@ -204,7 +205,7 @@ extension MachineDocument {
             // Written back, the machine must be the document: else this engine read something
             // other than what was written (a member it does not keep, a list in another order).
             let written = MachineDocument.value(of: machine, source: try optionalString(m["source"]!, "`source`"))
-            guard written == (try canonical(root)) else {
+            guard written == received else {
                 throw fail(
                     root, .inconsistentMachine, "the document is not the machine this engine reads from it",
                     help: "write the document with `policyctl compile --format machine`; do not edit it by hand")

@@ -56,16 +56,13 @@ public struct PolicyMachine: Sendable {
 
 extension CompiledPolicy {
     /// The compiled machine alone, as it travels (`policyctl compile --format machine`).
-    public var portable: PolicyMachine {
-        let source = PolicyMachine.source(of: machine).map { ($0 as NSString).lastPathComponent }
-        let value = MachineDocument.value(of: machine, source: source)
-        guard case let .object(m) = value, case let .string(digest)? = m["digest"] else { return PolicyMachine(machine, digest: "") }
-        return PolicyMachine(machine, digest: digest)
-    }
+    public var portable: PolicyMachine { PolicyMachine(machine, digest: MachineDocument.digest(of: documentValue)) }
 
     /// The machine document of this policy, canonical, with its digest.
-    public var machineDocument: String {
-        let source = PolicyMachine.source(of: machine).map { ($0 as NSString).lastPathComponent }
-        return MachineDocument.value(of: machine, source: source).text
+    public var machineDocument: String { documentValue.text }
+
+    /// The document, its locations referring to the policy file by name alone.
+    private var documentValue: CanonicalJSON {
+        MachineDocument.value(of: machine, source: PolicyMachine.source(of: machine).map { ($0 as NSString).lastPathComponent })
     }
 }
