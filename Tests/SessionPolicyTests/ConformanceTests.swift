@@ -12,8 +12,14 @@ import Testing
 /// machine document alone.
 @Suite("Conformance suite")
 struct ConformanceTests {
+    /// The shipped policies with their scenarios, and the conformance-only policies of
+    /// spec/conformance/policies (every attribute type, comparison and fact in rules; the levers
+    /// the shipped policies leave at their defaults) with their covering scenarios.
     static let input = CheckInput.load(
-        policies: [Fixtures.path("policies")], scenarios: [Fixtures.path("examples"), Fixtures.path("examples/generated")])
+        policies: [Fixtures.path("policies"), Fixtures.path("spec/conformance/policies")],
+        scenarios: [
+            Fixtures.path("examples"), Fixtures.path("examples/generated"), Fixtures.path("spec/conformance/scenarios"),
+        ])
     static let shipped = input.policies.keys.sorted()
     static let record = ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil
     /// Random sequences per policy, and steps in each.
@@ -118,27 +124,180 @@ struct ConformanceTests {
         let kind = pick(EventKind.allCases)
         var e = Event(
             kind, at: Timestamp(millisecondsSinceEpoch: clock), network: pick([.online, .offline, .online, nil]),
-            user: pick([state.user ?? "alice", state.user ?? "alice", "mallory", nil]),
+            // Users written in two Unicode forms that are canonically equivalent (NFC and NFD):
+            // the same user to every runtime.
+            user: pick([state.user ?? "alice", state.user ?? "alice", "mallory", "zo\u{EB}", "zoe\u{308}", nil]),
             device: .init(
                 id: pick([state.device ?? "device-1", state.device ?? "device-1", "device-2", nil]),
                 keystore: pick([.hardware, .software, .none, nil]), integrity: pick([.ok, .ok, .ok, .compromised, nil])),
             authMode: pick([AuthMode.unprotected, .biometric, .password, .pin, nil]), cause: pick([.network, .invalidToken, nil]),
             unsyncedItems: pick([nil, 0, 3]), attributes: [:])
         if kind == .deviceSessionDetected { e.appID = pick(["com.example.other", "com.example.app", nil]) }
+        // Each declared attribute three times in four, at values that sit on the rules' constants
+        // and at the edges of what its type accepts; now and then a value its type refuses.
         for a in compiled.policy.attributes where r.next() % 4 != 0 {
+            let invalid = r.next() % 16 == 0
             switch a.type {
-            case let .words(words): e.attributes[a.name] = pick(words)
-            case .boolean: e.attributes[a.name] = pick(["true", "false"])
-            case .integer: e.attributes[a.name] = pick(["0", "1", "5"])
-            case .duration: e.attributes[a.name] = pick(["0s", "3d", "30d"])
-            case .version: e.attributes[a.name] = pick(["1.0", "2.4.0", "10"])
-            case .string: e.attributes[a.name] = pick(["a", "b"])
+            case let .words(words): e.attributes[a.name] = invalid ? pick(["", words[0].uppercased()]) : pick(words)
+            case .boolean: e.attributes[a.name] = invalid ? pick(["True", "1", ""]) : pick(["true", "false"])
+            case .integer:
+                e.attributes[a.name] =
+                    invalid
+                    ? pick(["1.5", "1e3", "", " 5", "9223372036854775808"])
+                    : pick(["0", "1", "3", "4", "5", "-3", "+5", "007", "9223372036854775807", "-9223372036854775808"])
+            case .duration:
+                e.attributes[a.name] =
+                    invalid ? pick(["3", "-1d", "1.5d", "36601d", "3 d", ""]) : pick(["0s", "3d", "2d23h59m59s", "30d", "1w", "72h", "1d12h"])
+            case .version:
+                e.attributes[a.name] =
+                    invalid
+                    ? pick(["1..2", "1.2.3.4.5", "v2", "", "-1", "99999999999999999999"])
+                    : pick(["1.0", "2.4.0", "2.4", "2.3.99", "10", "9.9.9", "09.9.9.0", "+2.4"])
+            case .string: e.attributes[a.name] = pick(["a", "b", "", "B", "a b"])
             }
         }
+        // An attribute the policy does not declare makes the event invalid too.
+        if !compiled.policy.attributes.isEmpty && r.next() % 32 == 0 { e.attributes["undeclared"] = "x" }
         return e
     }
 
     static func path(_ relative: String) -> String { Fixtures.path("spec/conformance/\(relative)") }
+
+    /// Machine documents every runtime must refuse, one per line: `{"id", "document", "refuse"}`,
+    /// the document as a JSON string (it need not be JSON) and the code of the first diagnostic
+    /// the Swift reader gives. Made from the conformance policy's document by one change each,
+    /// its digest written anew unless the change is to the digest or comes after it.
+    static func refusedDocuments() throws -> String {
+        let compiled = try #require(input.policies["every-rule"]).compiled
+        guard case let .object(good) = MachineDocument.value(of: compiled.machine, source: "every-rule.yaml"),
+            case let .array(transitions)? = good["transitions"], case let .object(first) = transitions[0]
+        else { throw CancellationError() }
+        func signed(_ m: [String: CanonicalJSON]) -> String {
+            var m = m
+            m["digest"] = .string(MachineDocument.digest(of: .object(m)))
+            return CanonicalJSON.object(m).text
+        }
+        func changed(_ change: (inout [String: CanonicalJSON]) -> Void) -> String {
+            var m = good
+            change(&m)
+            return signed(m)
+        }
+        func transition(_ i: Int, _ change: (inout [String: CanonicalJSON]) -> Void) -> String {
+            changed { m in
+                guard case var .array(ts)? = m["transitions"], case var .object(t) = ts[i] else { return }
+                change(&t)
+                ts[i] = .object(t)
+                m["transitions"] = .array(ts)
+            }
+        }
+        func action(_ i: Int, _ key: String, _ value: CanonicalJSON) -> String {
+            transition(i) { t in
+                guard case var .object(a)? = t["action"] else { return }
+                a[key] = value
+                t["action"] = .object(a)
+            }
+        }
+        let text = CanonicalJSON.object(good).text
+        // The index of the first group's final `always` guard.
+        let lastOfFirstGroup = transitions.firstIndex { t in
+            guard case let .object(m) = t, case let .object(g)? = m["guard"] else { return false }
+            return g["kind"] == .string("always")
+        }!
+        let maxGuard = transitions.firstIndex { t in
+            guard case let .object(m) = t, case let .object(g)? = m["guard"] else { return false }
+            return g["kind"] == .string("session_max_exceeded")
+        }!
+        let ruleGuard = transitions.firstIndex { t in
+            guard case let .object(m) = t, case let .object(g)? = m["guard"] else { return false }
+            return g["kind"] == .string("rule")
+        }!
+        let cases: [(String, String)] = [
+            ("not JSON", String(text.prefix(40))),
+            ("empty", ""),
+            ("a list, not a document", "[" + text + "]"),
+            ("another format", changed { $0["format"] = .string("sessionpolicy-machine/2") }),
+            ("no format", changed { $0["format"] = nil }),
+            ("a byte changed after the digest was taken", text.replacingOccurrences(of: "update the app", with: "update the apq")),
+            ("no digest", CanonicalJSON.object(good.filter { $0.key != "digest" }).text),
+            ("a digest of another machine", text.replacingOccurrences(of: "sha256:", with: "sha256:0")),
+            ("the same member twice", "{\"name\":\"every-rule\"," + text.dropFirst()),
+            ("a member no reader knows", changed { $0["comment"] = .string("hello") }),
+            ("a missing member", changed { $0["levers"] = nil }),
+            ("a member of the wrong type", changed { $0["reveal_refusal"] = .string("no") }),
+            ("a number that is not an integer", text.replacingOccurrences(of: "\"limit_seconds\":2592000", with: "\"limit_seconds\":2592000.5")),
+            ("the states in another order", changed { $0["states"] = .array(["active", "signed_out", "suspended", "awaiting_biometric", "awaiting_idp", "read_only"].map(CanonicalJSON.string)) }),
+            ("a state this engine does not have", changed { $0["states"] = .array(["signed_out", "active", "suspended", "awaiting_biometric", "awaiting_idp", "read_only", "flying"].map(CanonicalJSON.string)) }),
+            ("an event missing from the list", changed { m in
+                guard case let .array(es)? = m["events"] else { return }
+                m["events"] = .array(Array(es.dropLast()))
+            }),
+            ("a transition to a state that does not exist", action(0, "target", .string("flying"))),
+            ("a decision that does not exist", action(0, "decision", .string("maybe"))),
+            ("an effect that does not exist", action(0, "effects", .array([.string("grant_admin")]))),
+            ("effects out of their order", action(0, "effects", .array([.string("record_online"), .string("clear_session")]))),
+            ("a notice that does not exist", action(0, "notices", .array([.string("be_happy")]))),
+            ("a negative notice delay", action(0, "notice_delay_seconds", .int(-5))),
+            ("a notice delay longer than any policy may set", action(0, "notice_delay_seconds", .int(3_162_240_001))),
+            (
+                "a limit longer than any policy may set",
+                transition(maxGuard) { $0["guard"] = .object(["kind": .string("session_max_exceeded"), "limit_seconds": .int(Int64.max)]) }
+            ),
+            ("a guard kind that does not exist", transition(0) { $0["guard"] = .object(["kind": .string("moon_phase")]) }),
+            ("a guard missing its parameter", transition(ruleGuard) { $0["guard"] = .object(["kind": .string("rule")]) }),
+            ("a rule that does not exist", transition(ruleGuard) { $0["guard"] = .object(["kind": .string("rule"), "rule": .int(99)]) }),
+            ("an id out of place", transition(1) { $0["id"] = .int(0) }),
+            ("a transition in another state's group", transition(0) { $0["from"] = .string("active") }),
+            ("a group without its final always", transition(lastOfFirstGroup) { $0["guard"] = .object(["kind": .string("network_offline")]) }),
+            ("a transition more than the machine has", changed { m in
+                guard case let .array(ts)? = m["transitions"] else { return }
+                m["transitions"] = .array(ts + [.object(first)])
+            }),
+            ("an attribute of a type that does not exist", changed { m in
+                guard case var .array(attrs)? = m["attributes"], case var .object(a) = attrs[0] else { return }
+                a["type"] = .object(["kind": .string("colour")])
+                attrs[0] = .object(a)
+                m["attributes"] = .array(attrs)
+            }),
+            ("a scope missing", changed { m in
+                guard case var .object(sc)? = m["scopes"] else { return }
+                sc["none_hardware"] = nil
+                m["scopes"] = .object(sc)
+            }),
+        ]
+        var lines: [String] = []
+        // Documents every runtime must accept, with the digest it must report: the digest is
+        // taken of the canonical text of what was received, so whitespace and member order do
+        // not change it.
+        let spaced = text.replacingOccurrences(of: ",\"", with: ", \"").replacingOccurrences(of: "\":", with: "\" : ")
+        let reordered = "{\"name\":\"every-rule\"," + text.dropFirst().replacingOccurrences(of: ",\"name\":\"every-rule\"", with: "")
+        for (id, document) in [("whitespace between tokens", spaced), ("members in another order", reordered)] {
+            let machine = try PolicyMachine(document: Data(document.utf8), file: "machine.json")
+            let idJSON = String(decoding: try JSONEncoder().encode(id), as: UTF8.self)
+            lines.append(#"{"id":\#(idJSON),"document":\#(CanonicalJSON.string(document).text),"accept":"\#(machine.digest)"}"#)
+        }
+        for (id, document) in cases {
+            var code = "accepted"
+            do { _ = try PolicyMachine(document: Data(document.utf8), file: "machine.json") } catch {
+                code = error.diagnostics.first?.code.rawValue ?? "none"
+            }
+            #expect(code != "accepted", "the Swift reader accepted \(id)")
+            let idJSON = String(decoding: try JSONEncoder().encode(id), as: UTF8.self)
+            lines.append(#"{"id":\#(idJSON),"document":\#(CanonicalJSON.string(document).text),"refuse":"\#(code)"}"#)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test("the committed refused documents are the Swift reader's, and it refuses each")
+    func refused() throws {
+        let documents = try Self.refusedDocuments()
+        if Self.record {
+            try documents.write(toFile: Self.path("documents.jsonl"), atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(
+            try String(contentsOfFile: Self.path("documents.jsonl"), encoding: .utf8) == documents,
+            "stale: RECORD_SNAPSHOTS=1 swift test --disable-xctest --filter ConformanceTests")
+    }
 
     @Test("the committed machine documents and vectors are the Swift engine's, not stale", arguments: shipped)
     func fresh(_ name: String) throws {

@@ -106,13 +106,18 @@ extension StateMachine {
     /// An attribute the event reports that the policy does not declare, or a value of the wrong type.
     func attributeProblem(_ event: Event) -> String? {
         guard !event.attributes.isEmpty else { return nil }
+        // The first problem in the order of the attributes' names (by their UTF-8 bytes), so the
+        // message is the same in every run and on every runtime (a dictionary has no order).
+        var first: (name: String, problem: String)?
         for (name, value) in event.attributes {
-            guard let declared = attributes.first(where: { $0.name == name }) else {
-                return "attribute `\(name)` is not declared by the policy"
+            if let f = first, !Array(name.utf8).lexicographicallyPrecedes(Array(f.name.utf8)) { continue }
+            if let declared = attributes.first(where: { $0.name == name }) {
+                if !declared.type.accepts(value) { first = (name, "attribute `\(name)` cannot be `\(value)`: it is \(declared.type.name)") }
+            } else {
+                first = (name, "attribute `\(name)` is not declared by the policy")
             }
-            if !declared.type.accepts(value) { return "attribute `\(name)` cannot be `\(value)`: it is \(declared.type.name)" }
         }
-        return nil
+        return first?.problem
     }
 
     /// The highest time the session has seen: the recorded highest time, and never earlier than

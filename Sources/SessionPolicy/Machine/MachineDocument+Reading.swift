@@ -5,7 +5,7 @@ extension MachineDocument {
     /// document, and a machine this engine cannot run as written (an unknown state, event, guard
     /// or effect; transitions out of order; a (state, event) pair without a final `always`; a
     /// rule that does not exist), each a located diagnostic.
-    package static func read(_ bytes: Data, file: String) -> Result<(machine: StateMachine, digest: String), DiagnosticError> {
+    package static func read(_ bytes: Data, file: String) -> Result<(machine: StateMachine, digest: String, source: String?), DiagnosticError> {
         let root: SyntaxNode
         switch JSONSyntax.parse(bytes, file: file, limits: .files) {
         case let .failure(e): return .failure(e)
@@ -100,7 +100,7 @@ extension MachineDocument {
             return k
         }
 
-        func machine(_ root: SyntaxNode) throws -> (machine: StateMachine, digest: String) {
+        func machine(_ root: SyntaxNode) throws -> (machine: StateMachine, digest: String, source: String?) {
             guard case let .mapping(pairs) = root.kind else {
                 throw fail(root, .wrongType, "a machine document must be an object, found \(root.shapeName)")
             }
@@ -204,13 +204,14 @@ extension MachineDocument {
             }
             // Written back, the machine must be the document: else this engine read something
             // other than what was written (a member it does not keep, a list in another order).
-            let written = MachineDocument.value(of: machine, source: try optionalString(m["source"]!, "`source`"))
+            let documentSource = try optionalString(m["source"]!, "`source`")
+            let written = MachineDocument.value(of: machine, source: documentSource)
             guard written == received else {
                 throw fail(
                     root, .inconsistentMachine, "the document is not the machine this engine reads from it",
                     help: "write the document with `policyctl compile --format machine`; do not edit it by hand")
             }
-            return (machine, digestFound)
+            return (machine, digestFound, documentSource)
         }
 
         func action(_ n: SyntaxNode) throws -> Action {
@@ -249,7 +250,7 @@ extension MachineDocument {
                 reason: Reason(try string(a["reason"]!, "`reason`")), target: target, effects: effects, notices: notices,
                 namesScope: try bool(a["names_scope"]!, "`names_scope`"),
                 usesPreviousAuthMode: try bool(a["uses_previous_auth_mode"]!, "`uses_previous_auth_mode`"),
-                noticeDelay: delay.isNull ? nil : TimeSpan(seconds: try nonNegative(delay, "`notice_delay_seconds`")),
+                noticeDelay: delay.isNull ? nil : try seconds(delay, "`notice_delay_seconds`"),
                 message: try string(a["message"]!, "`message`"))
         }
 
@@ -259,13 +260,23 @@ extension MachineDocument {
             return v
         }
 
+        /// A duration in seconds: not negative and at most `TimeSpan.maximum`, as a policy's are
+        /// (so the engine's millisecond arithmetic cannot overflow).
+        func seconds(_ n: SyntaxNode, _ what: String) throws -> TimeSpan {
+            let v = try nonNegative(n, what)
+            guard v <= TimeSpan.maximum.seconds else {
+                throw fail(n, .invalidValue, "\(what) is \(v) seconds, more than the longest duration a policy may set (36600 days)")
+            }
+            return TimeSpan(seconds: v)
+        }
+
         func guardValue(_ n: SyntaxNode, rules: Int) throws -> Guard {
             guard case let .mapping(pairs) = n.kind, let kindNode = pairs.first(where: { $0.key.scalar == "kind" })?.value else {
                 throw fail(n, .wrongType, "a guard must be an object with a `kind`")
             }
             let kind = try string(kindNode, "a guard's `kind`")
             func only(_ keys: [String]) throws -> [String: SyntaxNode] { try object(n, "guard `\(kind)`", ["kind"] + keys) }
-            func span(_ key: String) throws -> TimeSpan { TimeSpan(seconds: try nonNegative(try only([key])[key]!, "`\(key)`")) }
+            func span(_ key: String) throws -> TimeSpan { try seconds(try only([key])[key]!, "`\(key)`") }
             func ruleIndex() throws -> Int {
                 let node = try only(["rule"])["rule"]!
                 let i = try int(node, "`rule`")

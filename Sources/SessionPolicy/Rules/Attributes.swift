@@ -27,10 +27,20 @@ public enum AttributeType: Sendable, Equatable, Codable {
         case let .words(w): return w.contains(raw)
         case .version: return Version(raw) != nil
         case .boolean: return raw == "true" || raw == "false"
-        case .integer: return Int64(raw) != nil
+        case .integer: return Self.integer(raw) != nil
         case .duration: return (try? TimeSpan.parse(raw).get()) != nil
         case .string: return true
         }
+    }
+}
+
+extension AttributeType {
+    /// An integer as an event reports it: an optional `-` and decimal digits, within 64 bits
+    /// (no `+`, no spaces, no other forms), so that every runtime reads the same values.
+    package static func integer(_ raw: String) -> Int64? {
+        let digits = raw.utf8.first == UInt8(ascii: "-") ? raw.utf8.dropFirst() : raw.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(raw)
     }
 }
 
@@ -48,11 +58,14 @@ public struct AttributeDeclaration: Sendable, Equatable, Codable {
 package struct Version: Sendable, Hashable, Comparable, Codable {
     package var parts: [Int]
 
-    /// Parses `1`, `2.4`, `2.4.0`; nil for anything else.
+    /// Parses `1`, `2.4`, `2.4.0` (one to four parts of decimal digits); nil for anything else.
     package init?(_ text: String) {
         var parts: [Int] = []
         for piece in text.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !piece.isEmpty, piece.allSatisfy(\.isASCII), let n = Int(piece), n >= 0 else { return nil }
+            // Decimal digits only (no sign), within the platform's integers.
+            guard !piece.isEmpty, piece.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let n = Int(piece) else {
+                return nil
+            }
             parts.append(n)
         }
         guard !parts.isEmpty, parts.count <= 4 else { return nil }

@@ -88,7 +88,7 @@ extension StateMachine {
         case .idpFailures: return Int64(s.failures.idpLogin)
         case let .attribute(n):
             guard let raw = e.attributes[n] else { return nil }
-            if let i = Int64(raw) { return i }
+            if let i = AttributeType.integer(raw) { return i }
             if case let .success(d) = TimeSpan.parse(raw) { return d.seconds * 1000 }
             return nil
         default: return nil
