@@ -584,7 +584,7 @@ export const Timestamp = Object.freeze({
 });
 
 const SPAN_MAXIMUM = 100 * 366 * 86400;
-const SPAN_UNITS = { w: 604800, d: 86400, h: 3600, m: 60, s: 1 };
+const SPAN_UNITS = Object.assign(Object.create(null), { w: 604800, d: 86400, h: 3600, m: 60, s: 1 });
 
 /** Durations in whole seconds (`7d`, `1d12h`), as `TimeSpan.swift`. */
 export const TimeSpan = Object.freeze({
@@ -604,7 +604,7 @@ export const TimeSpan = Object.freeze({
         number = n;
       } else {
         const unit = SPAN_UNITS[text[i]];
-        if (unit === undefined || text[i] === '__proto__' || number < 0) return null;
+        if (unit === undefined || number < 0) return null;
         const t = total + number * unit;
         if (t > SPAN_MAXIMUM) return null;
         total = t;
