@@ -649,15 +649,18 @@ export const TimeSpan = Object.freeze({
   },
 });
 
-/** A dotted version (`2.4.0`): its parts (1 to 4, each at least 0), or null. */
+/** The longest duration a policy may set, in seconds (36,600 days): Swift's `TimeSpan.maximum`. */
+const MAX_SPAN_SECONDS = 100 * 366 * 86400;
+
+/** A dotted version (`2.4.0`): its parts (1 to 4, each decimal digits within 64 bits), or null. */
 function parseVersion(text) {
   const pieces = text.split('.');
   if (pieces.length > 4) return null;
   const parts = [];
   for (const piece of pieces) {
-    if (piece.length === 0) return null;
-    const n = parseInt64(piece);
-    if (n === null || n < 0) return null;
+    if (piece.length === 0 || piece.charCodeAt(0) === 0x2d) return null;
+    const n = parseInt64(piece, false);
+    if (n === null) return null;
     parts.push(n);
   }
   return parts;
@@ -1762,7 +1765,7 @@ function readGuard(r, n, rules) {
   }
   const g = new Guard(kind, code);
   const span = (key) => {
-    const s = r.nonNegative(only([key])[key], `\`${key}\``);
+    const s = r.seconds(only([key])[key], `\`${key}\``);
     g.n = s;
     g.ms = Number(s) * 1000;
   };
@@ -1872,6 +1875,15 @@ class DocumentReader {
   nonNegative(n, what) {
     const v = this.int(n, what);
     if (v < 0) throw this.fail(n, 'invalid-value', `${what} cannot be negative`);
+    return v;
+  }
+
+  /** A duration in seconds: not negative and at most 36,600 days, as a policy's are. */
+  seconds(n, what) {
+    const v = this.nonNegative(n, what);
+    if (v > MAX_SPAN_SECONDS) {
+      throw this.fail(n, 'invalid-value', `${what} is ${v} seconds, more than the longest duration a policy may set (36600 days)`);
+    }
     return v;
   }
 
@@ -2035,7 +2047,7 @@ class DocumentReader {
     const reason = this.string(a.reason, '`reason`');
     const namesScope = this.bool(a.names_scope, '`names_scope`');
     const usesPreviousAuthMode = this.bool(a.uses_previous_auth_mode, '`uses_previous_auth_mode`');
-    const noticeDelay = a.notice_delay_seconds.isNull ? null : this.nonNegative(a.notice_delay_seconds, '`notice_delay_seconds`');
+    const noticeDelay = a.notice_delay_seconds.isNull ? null : this.seconds(a.notice_delay_seconds, '`notice_delay_seconds`');
     const message = this.string(a.message, '`message`');
     return { decision, reason, message, target, effects, notices, namesScope, usesPreviousAuthMode, noticeDelay };
   }
@@ -2293,7 +2305,7 @@ function factNumber(c, s, e, now) {
     case F_ATTRIBUTE: {
       const raw = attributeValue(e, c.name);
       if (raw === null) return null;
-      const i = parseInt64(raw);
+      const i = parseInt64(raw, false);
       if (i !== null) return i;
       const d = TimeSpan.parse(raw);
       return d === null ? null : d * 1000;
@@ -2366,7 +2378,7 @@ function typeAccepts(t, raw) {
     case 'words': return t.words.includes(raw) || t.nfc.includes(nfc(raw));
     case 'version': return parseVersion(raw) !== null;
     case 'boolean': return raw === 'true' || raw === 'false';
-    case 'integer': return parseInt64(raw) !== null;
+    case 'integer': return parseInt64(raw, false) !== null;
     case 'duration': return TimeSpan.parse(raw) !== null;
     default: return true;
   }
@@ -2542,13 +2554,22 @@ export class PolicyMachine {
 
   /** An attribute the event reports that the policy does not declare, or a value of the wrong type. */
   _attributeProblem(e) {
+    // The first problem in the order of the attributes' names by their UTF-8 bytes, as Swift.
+    let first = null;
+    let problem = null;
     for (const name of Object.keys(e.attributes)) {
+      if (first !== null && compareUTF8(name, first) >= 0) continue;
       const value = e.attributes[name];
       const declared = this._attributes.find((a) => sameText(a.name, name));
-      if (declared === undefined) return `attribute \`${name}\` is not declared by the policy`;
-      if (!typeAccepts(declared.type, value)) return `attribute \`${name}\` cannot be \`${value}\`: it is ${typeName(declared.type)}`;
+      if (declared === undefined) {
+        first = name;
+        problem = `attribute \`${name}\` is not declared by the policy`;
+      } else if (!typeAccepts(declared.type, value)) {
+        first = name;
+        problem = `attribute \`${name}\` cannot be \`${value}\`: it is ${typeName(declared.type)}`;
+      }
     }
-    return null;
+    return problem;
   }
 
   /** Whether guard `g` holds (`StateMachine.holds`). */
