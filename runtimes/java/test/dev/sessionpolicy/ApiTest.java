@@ -215,6 +215,8 @@ class ApiTest {
         o = marketsharp.evaluate(active, Event.builder(EventKind.TOKEN_REFRESHED, at(5)).build());
         assertEquals("rule_fact_missing", o.reason(), o.toJson());
         assertEquals(Decision.IDP_LOGIN, o.decision());
+        // Control characters and quotes in names are escaped as Foundation escapes them.
+        assertTrue(o.toJson().contains("\"user\":\"tech\\n\\\"1\\\"\""), o.toJson());
         assertEquals("1d12h", JsonOut.span(129_600));
         assertEquals("0s", JsonOut.span(0));
         assertEquals("1d1s", JsonOut.span(86_401));
