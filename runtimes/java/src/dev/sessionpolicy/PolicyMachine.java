@@ -19,6 +19,8 @@ public final class PolicyMachine {
     static final String[] FACT_KEYS = {"network", "auth_mode", "app_id", "user", "cause"};
 
     private static final int EVENTS = EventKind.values().length;
+    /** The states by ordinal ({@code values()} would copy the array on every call). */
+    private static final MachineState[] STATES = MachineState.values();
     private static final long NONE = MutableSessionState.NONE;
     private static final int YES = 1;
     private static final int NO = 0;
@@ -433,7 +435,7 @@ public final class PolicyMachine {
         if ((fx & Action.LOCK_BIOMETRIC) != 0) s.biometricLocked = true;
         if ((fx & Action.SET_READ_ONLY) != 0) s.readOnly = true;
         if (a.target == Action.RESTING) s.state = s.readOnly ? MachineState.READ_ONLY : MachineState.ACTIVE;
-        else if (a.target != Action.UNCHANGED) s.state = MachineState.values()[a.target];
+        else if (a.target != Action.UNCHANGED) s.state = STATES[a.target];
         int notices = a.notices;
         if (e.network == Network.OFFLINE && (a.decision == Decision.IDP_LOGIN || a.decision == Decision.WIPE)) {
             notices |= Notice.NETWORK_REQUIRED.bit();

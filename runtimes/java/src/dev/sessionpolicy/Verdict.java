@@ -13,6 +13,7 @@ import java.util.List;
 public final class Verdict {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static final List<Notice>[] NOTICE_LISTS = new List[1 << Notice.values().length];
+    private static final Notice[] NOTICES = Notice.values();
 
     static {
         for (int mask = 0; mask < NOTICE_LISTS.length; mask++) {
@@ -107,7 +108,7 @@ public final class Verdict {
         else JsonOut.string(JsonOut.span(noticeDelaySeconds), sb);
         sb.append(",\"notices\":[");
         boolean first = true;
-        for (Notice n : Notice.values()) {
+        for (Notice n : NOTICES) {
             if ((noticeBits & n.bit()) == 0) continue;
             if (!first) sb.append(',');
             first = false;
