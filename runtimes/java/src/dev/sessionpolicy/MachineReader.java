@@ -1,5 +1,6 @@
 package dev.sessionpolicy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -134,7 +135,10 @@ final class MachineReader {
         String digestGiven = string(m.get("digest"), "`digest`");
         @SuppressWarnings("unchecked")
         Map<String, Object> received = (Map<String, Object>) Canonical.fromNode(root);
-        String digestFound = Canonical.digest(received);
+        received.remove("digest");
+        // The canonical text of the document without its digest: what the digest is taken of.
+        String body = Canonical.write(received);
+        String digestFound = "sha256:" + Canonical.sha256Hex(body.getBytes(StandardCharsets.UTF_8));
         if (!digestGiven.equals(digestFound)) {
             throw fail(m.get("digest"), "digest-mismatch", "the document's digest is `" + digestGiven + "`, its content's `" + digestFound + "`",
                     "the document was changed after it was written, or arrived incomplete: fetch or compile it again");
@@ -238,8 +242,9 @@ final class MachineReader {
                 rules.toArray(new Rule[0]), attributes.toArray(new Attribute[0]), trusted, reveal, scopeTable, leverLocations, start,
                 digestFound);
         // Written back, the machine must be the document: else this engine read something other
-        // than what was written (a member it does not keep, a list in another order).
-        if (!Canonical.write(machine.canonical()).equals(Canonical.write(received))) {
+        // than what was written (a member it does not keep, a list in another order). Comparing
+        // the texts without the digest is enough: equal texts have equal digests.
+        if (!Canonical.write(machine.canonicalBody()).equals(body)) {
             throw fail(root, "inconsistent-machine", "the document is not the machine this engine reads from it",
                     "write the document with `policyctl compile --format machine`; do not edit it by hand");
         }

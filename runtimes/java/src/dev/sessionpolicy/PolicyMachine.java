@@ -457,8 +457,15 @@ public final class PolicyMachine {
 
     // ---- writing the document back ----
 
-    /** The machine as its document, digest included: what the reader compares with what it received. */
+    /** The machine as its document, digest included. */
     Map<String, Object> canonical() {
+        Map<String, Object> m = canonicalBody();
+        m.put("digest", digest);
+        return m;
+    }
+
+    /** The machine as its document without the digest: what the reader compares with what it received. */
+    Map<String, Object> canonicalBody() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("format", MachineReader.FORMAT);
         m.put("name", name);
@@ -504,7 +511,6 @@ public final class PolicyMachine {
         Map<String, Object> lv = new LinkedHashMap<>();
         for (Map.Entry<String, long[]> x : leverLocations.entrySet()) lv.put(x.getKey(), location(x.getValue()));
         m.put("levers", lv);
-        m.put("digest", Canonical.digest(m));
         return m;
     }
 
