@@ -1,0 +1,65 @@
+#!/bin/sh
+# Builds the Java runtime and runs its tests, the conformance suite included.
+#   runtimes/java/test.sh            (from any directory)
+# Compiles the library with --release 11 into build/sessionpolicy.jar (library only), compiles
+# the tests, runs JUnit 5, prints "conformance vectors: N passed, N failed" last, and exits
+# non-zero on any failure. Needs a JDK (11 or later) and JUnit 5's console launcher
+# (Debian: apt-get install -y default-jdk-headless junit5). The library itself has no dependency.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+spec="$here/../../spec/conformance"
+junit="${JUNIT_CONSOLE_JAR:-/usr/share/java/junit-platform-console-standalone.jar}"
+
+missing=""
+for tool in javac java jar; do
+    command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+if [ -n "$missing" ]; then
+    echo "error: not found:$missing. Install a JDK 11 or later (Debian: apt-get install -y default-jdk-headless)." >&2
+    exit 2
+fi
+if [ ! -f "$junit" ]; then
+    echo "error: JUnit 5's console launcher is not at $junit." >&2
+    echo "  Install it (Debian: apt-get install -y junit5) or set JUNIT_CONSOLE_JAR to its path." >&2
+    exit 2
+fi
+if [ ! -d "$spec/machines" ] || [ ! -d "$spec/vectors" ]; then
+    echo "error: the conformance suite is not at $spec (machines/ and vectors/)." >&2
+    exit 2
+fi
+
+build="$here/build"
+rm -rf "$build"
+mkdir -p "$build/classes" "$build/test-classes"
+
+echo "== compiling the library (--release 11)"
+find "$here/src" -name '*.java' > "$build/sources.txt"
+javac --release 11 -Xlint:all -Werror -encoding UTF-8 -d "$build/classes" @"$build/sources.txt"
+jar --create --file "$build/sessionpolicy.jar" -C "$build/classes" .
+echo "   $build/sessionpolicy.jar ($(wc -c < "$build/sessionpolicy.jar") bytes)"
+
+echo "== compiling the tests"
+find "$here/test" -name '*.java' > "$build/test-sources.txt"
+javac --release 11 -encoding UTF-8 -d "$build/test-classes" -cp "$build/sessionpolicy.jar:$junit" @"$build/test-sources.txt"
+
+echo "== running the tests"
+summary="$build/conformance-summary.txt"
+status=0
+java -Dconformance.dir="$spec" -Dconformance.summary="$summary" -jar "$junit" \
+    -cp "$build/test-classes:$build/sessionpolicy.jar" --scan-classpath --disable-banner --details=tree || status=$?
+
+if [ -f "$summary" ]; then
+    echo "conformance vectors: $(cat "$summary")"
+    case "$(cat "$summary")" in
+        *" 0 failed") ;;
+        *) status=1 ;;
+    esac
+else
+    echo "conformance vectors: not run" >&2
+    status=1
+fi
+if [ "$status" -ne 0 ]; then
+    echo "FAILED" >&2
+fi
+exit "$status"
