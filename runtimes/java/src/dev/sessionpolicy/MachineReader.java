@@ -114,6 +114,18 @@ final class MachineReader {
         return v;
     }
 
+    /** The longest duration a policy may set, in seconds (36,600 days): Swift's {@code TimeSpan.maximum}. */
+    private static final long MAX_SPAN_SECONDS = 100L * 366 * 86_400;
+
+    /** A duration in seconds: not negative and at most 36,600 days, as a policy's are. */
+    private static long seconds(JsonNode n, String what) throws SessionPolicyException {
+        long v = nonNegative(n, what);
+        if (v > MAX_SPAN_SECONDS) {
+            throw fail(n, "invalid-value", what + " is " + v + " seconds, more than the longest duration a policy may set (36600 days)");
+        }
+        return v;
+    }
+
     static PolicyMachine read(byte[] bytes) throws SessionPolicyException {
         JsonNode root = JsonSyntax.parse(bytes);
         if (root == null) {
@@ -289,7 +301,7 @@ final class MachineReader {
         String reason = string(a.get("reason"), "`reason`");
         boolean namesScope = bool(a.get("names_scope"), "`names_scope`");
         boolean usesPrevious = bool(a.get("uses_previous_auth_mode"), "`uses_previous_auth_mode`");
-        long delaySeconds = delay.isNull() ? -1 : nonNegative(delay, "`notice_delay_seconds`");
+        long delaySeconds = delay.isNull() ? -1 : seconds(delay, "`notice_delay_seconds`");
         String message = string(a.get("message"), "`message`");
         return new Action(decision, reason, message, target, effects, notices, namesScope, usesPrevious, delaySeconds);
     }
@@ -305,11 +317,11 @@ final class MachineReader {
         String what = "guard `" + kind + "`";
         switch (k) {
             case Guard.CLOCK_ROLLED_BACK:
-                return Guard.span(k, nonNegative(object(n, what, "kind", "tolerance_seconds").get("tolerance_seconds"), "`tolerance_seconds`"));
+                return Guard.span(k, seconds(object(n, what, "kind", "tolerance_seconds").get("tolerance_seconds"), "`tolerance_seconds`"));
             case Guard.SESSION_MAX_EXCEEDED:
             case Guard.IDLE_EXCEEDED:
             case Guard.OFFLINE_WINDOW_EXCEEDED:
-                return Guard.span(k, nonNegative(object(n, what, "kind", "limit_seconds").get("limit_seconds"), "`limit_seconds`"));
+                return Guard.span(k, seconds(object(n, what, "kind", "limit_seconds").get("limit_seconds"), "`limit_seconds`"));
             case Guard.AUTH_MODE_NOT_OFFLINE: {
                 int modes = 0;
                 for (JsonNode x : array(object(n, what, "kind", "modes").get("modes"), "`modes`")) modes |= 1 << authMode(x).ordinal();

@@ -191,10 +191,14 @@ public final class PolicyMachine {
         return null;
     }
 
+    /** The first problem in the order of the attributes' names by their UTF-8 bytes, as Swift. */
     private String attributeProblem(Event e) {
+        String first = null;
+        String problem = null;
         for (int i = 0; i < e.attributeNames.length; i++) {
             String n = e.attributeNames[i];
             String v = e.attributeValues[i];
+            if (first != null && Text.compareUtf8(n, first) >= 0) continue;
             Attribute declared = null;
             for (Attribute a : attributes) {
                 if (Text.same(a.name, n)) {
@@ -202,10 +206,15 @@ public final class PolicyMachine {
                     break;
                 }
             }
-            if (declared == null) return "attribute `" + n + "` is not declared by the policy";
-            if (!declared.accepts(v)) return "attribute `" + n + "` cannot be `" + v + "`: it is " + declared.typeName();
+            if (declared == null) {
+                first = n;
+                problem = "attribute `" + n + "` is not declared by the policy";
+            } else if (!declared.accepts(v)) {
+                first = n;
+                problem = "attribute `" + n + "` cannot be `" + v + "`: it is " + declared.typeName();
+            }
         }
-        return null;
+        return problem;
     }
 
     // ---- the session as guards read it: as held, or cleared (after a switch) ----

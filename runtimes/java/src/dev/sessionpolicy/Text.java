@@ -57,15 +57,15 @@ final class Text {
     }
 
     /**
-     * Whether {@code s} is an integer for Swift's {@code Int(text)} / {@code Int64(text)}: an
-     * optional sign, then decimal digits (leading zeros allowed), within 64 bits.
+     * Whether {@code s} is an integer as the engine reads one ({@code AttributeType.integer}): an
+     * optional {@code -}, then decimal digits (leading zeros allowed), within 64 bits. No {@code +}.
      */
     static boolean isInteger(String s) {
         int n = s.length();
         if (n == 0) return false;
         int i = 0;
         char c0 = s.charAt(0);
-        if (c0 == '+' || c0 == '-') {
+        if (c0 == '-') {
             if (n == 1) return false;
             i = 1;
         }
@@ -80,12 +80,26 @@ final class Text {
         return c0 == '-' || v != Long.MIN_VALUE;
     }
 
+    /** Negative, zero or positive: {@code a} and {@code b} in the order of their UTF-8 bytes (of their code points). */
+    static int compareUtf8(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int x = a.codePointAt(i);
+            int y = b.codePointAt(j);
+            if (x != y) return x < y ? -1 : 1;
+            i += Character.charCount(x);
+            j += Character.charCount(y);
+        }
+        return (a.length() - i) - (b.length() - j) == 0 ? 0 : (i < a.length() ? 1 : -1);
+    }
+
     /** The value of {@code s}, which {@link #isInteger} accepts. */
     static long integerValue(String s) {
         int n = s.length();
         int i = 0;
         char c0 = s.charAt(0);
-        if (c0 == '+' || c0 == '-') i = 1;
+        if (c0 == '-') i = 1;
         long v = 0;
         for (; i < n; i++) v = v * 10 - (s.charAt(i) - '0');
         return c0 == '-' ? v : -v;

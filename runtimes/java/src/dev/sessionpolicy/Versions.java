@@ -42,13 +42,7 @@ final class Versions {
     private static boolean validPart(String s, int from, int to) {
         if (from == to) return false;
         int i = from;
-        char c0 = s.charAt(i);
-        boolean negative = c0 == '-';
-        if (c0 == '+' || c0 == '-') {
-            i++;
-            if (i == to) return false;
-        }
-        long v = 0;
+        long v = 0; // decimal digits only, no sign
         for (; i < to; i++) {
             char c = s.charAt(i);
             if (c < '0' || c > '9') return false;
@@ -59,16 +53,14 @@ final class Versions {
             }
             v = v * 10 + d;
         }
-        return !negative || v == 0;
+        return true;
     }
 
     private static long partValue(String s, int from, int to) {
         int i = from;
-        char c0 = s.charAt(i);
-        if (c0 == '+' || c0 == '-') i++;
         long v = 0;
         for (; i < to; i++) v = v * 10 + (s.charAt(i) - '0');
-        return v; // a negative part is -0, which is 0
+        return v;
     }
 
     /**
