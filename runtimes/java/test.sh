@@ -8,7 +8,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-spec="$here/../../spec/conformance"
+spec="${SESSIONPOLICY_CONFORMANCE:-$here/../../spec/conformance}"
 junit="${JUNIT_CONSOLE_JAR:-/usr/share/java/junit-platform-console-standalone.jar}"
 
 missing=""

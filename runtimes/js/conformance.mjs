@@ -83,6 +83,28 @@ export function runConformance() {
     failed += bad;
     perMachine.push({ machine: name, passed: ok, failed: bad });
   }
+  // Machine documents: each must be refused with its code, or accepted with its digest.
+  let ok = 0;
+  let bad = 0;
+  for (const line of readFileSync(join(suite, 'documents.jsonl'), 'utf8').split('\n')) {
+    if (line === '') continue;
+    const v = JSON.parse(line);
+    let got;
+    try {
+      got = 'accepted ' + PolicyMachine.fromDocument(v.document, 'machine.json').digest;
+    } catch (e) {
+      got = e && e.code ? e.code : `threw ${e && e.message}`;
+    }
+    const want = typeof v.refuse === 'string' ? v.refuse : 'accepted ' + v.accept;
+    if (got === want) ok += 1;
+    else {
+      bad += 1;
+      failures.push({ machine: 'documents', id: v.id, got, want });
+    }
+  }
+  passed += ok;
+  failed += bad;
+  perMachine.push({ machine: 'documents', passed: ok, failed: bad });
   return { passed, failed, failures, perMachine };
 }
 

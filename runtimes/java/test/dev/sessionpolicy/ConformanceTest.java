@@ -60,6 +60,34 @@ class ConformanceTest {
         assertTrue(passed > 900, policy + ": only " + passed + " vectors");
     }
 
+    /** spec/conformance/documents.jsonl: each machine document refused with its code, or accepted with its digest. */
+    @TestFactory
+    Stream<DynamicTest> everyDocumentVector() throws IOException {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String line : Files.readAllLines(Vectors.dir().resolve("documents.jsonl"), StandardCharsets.UTF_8)) {
+            if (line.isEmpty()) continue;
+            tests.add(DynamicTest.dynamicTest(Vectors.text(Vectors.member(line, "id")), () -> {
+                JsonNode v = JsonSyntax.parse(line.getBytes(StandardCharsets.UTF_8));
+                String refuse = v.get("refuse") == null ? null : v.get("refuse").text;
+                String want = refuse != null ? refuse : "accepted " + v.get("accept").text;
+                String got;
+                try {
+                    got = "accepted " + PolicyMachine.fromDocument(v.get("document").text).digest();
+                } catch (SessionPolicyException e) {
+                    got = e.code();
+                }
+                if (got.equals(want)) {
+                    PASSED.incrementAndGet();
+                } else {
+                    FAILED.incrementAndGet();
+                    fail("want " + want + ", got " + got);
+                }
+            }));
+        }
+        assertTrue(tests.size() >= 30, "documents.jsonl holds only " + tests.size() + " vectors");
+        return tests.stream();
+    }
+
     /** Null when the vector passes, else what went wrong. */
     static String check(PolicyMachine machine, String line) {
         String stateJson = Vectors.member(line, "state");
