@@ -25,6 +25,8 @@ struct ConformanceTests {
     /// Random sequences per policy, and steps in each.
     static let sequences = 150
     static let length = 6
+    /// Single steps from random states, per policy.
+    static let singles = 1500
 
     static func write(_ s: SessionState) -> String {
         var out: [UInt8] = []
@@ -104,6 +106,50 @@ struct ConformanceTests {
                 let event = randomEvent(&random, at: clock, state: state, compiled)
                 state = try add("random \(n): step \(k + 1)", state, event)
             }
+        }
+        // Single steps from random states of every machine state (user, device, auth mode,
+        // the four times at the policy's boundaries, counters near the retry limits, flags):
+        // transitions that sequences from `signed_out` seldom reach.
+        for n in 0..<singles {
+            let clock: Int64 = 1_767_225_600_000
+            func ago() -> Timestamp? {
+                random.next() % 5 == 0 ? nil : Timestamp(millisecondsSinceEpoch: clock - abs(times[Int(random.next() % UInt64(times.count))]))
+            }
+            func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+            // Every other one a healthy session and a well-formed event (the user's own device,
+            // a hardware keystore, integrity ok, recent times, every attribute at a valid value),
+            // so the long chains of a login attempt are followed to their rules.
+            let healthy = n % 2 == 1
+            func recent() -> Timestamp? { Timestamp(millisecondsSinceEpoch: clock - pick([0, 1000, 60_000, 3_600_000])) }
+            let state = SessionState(
+                state: pick(MachineState.allCases), user: healthy ? "alice" : pick(["alice", "alice", nil]),
+                device: healthy ? "device-1" : pick(["device-1", "device-1", nil]),
+                authMode: healthy ? pick([AuthMode.unprotected, .biometric]) : pick([AuthMode.unprotected, .biometric, .password, .pin, nil]),
+                lastIdPLogin: healthy ? recent() : ago(), lastOnline: healthy ? recent() : ago(),
+                lastActivity: healthy ? recent() : ago(), highestTime: healthy ? recent() : ago(),
+                failures: .init(biometric: pick([0, 1, 2, 4]), offlineLogin: pick([0, 1, 2, 4]), idpLogin: pick([0, 1, 2, 4])),
+                readOnly: random.next() % 4 == 0, biometricLocked: !healthy && random.next() % 4 == 0)
+            var event = randomEvent(
+                &random, at: clock + pick([0, 1000, -1000, 86_400_000, -2 * 86_400_000]), state: state, compiled)
+            // Half of them login attempts, whose chains are the longest.
+            if n % 4 < 2 { event.kind = pick([.launch, .resume]) }
+            if healthy {
+                event.user = "alice"
+                event.device = .init(id: "device-1", keystore: .hardware, integrity: .ok)
+                event.network = event.network ?? .online
+                event.attributes = event.attributes.filter { name, _ in compiled.policy.attributes.contains { $0.name == name } }
+                for a in compiled.policy.attributes where !(a.type.accepts(event.attributes[a.name] ?? "")) {
+                    switch a.type {
+                    case let .words(words): event.attributes[a.name] = pick(words)
+                    case .boolean: event.attributes[a.name] = pick(["true", "false"])
+                    case .integer: event.attributes[a.name] = pick(["0", "1", "3", "5"])
+                    case .duration: event.attributes[a.name] = pick(["0s", "3d", "1d"])
+                    case .version: event.attributes[a.name] = pick(["2.4.0", "2.3.99", "10", "9.9.9"])
+                    case .string: event.attributes[a.name] = pick(["a", "b"])
+                    }
+                }
+            }
+            _ = try add("random state \(n)", state, event)
         }
         return lines.joined(separator: "\n") + "\n"
     }
