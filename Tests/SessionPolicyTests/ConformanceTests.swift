@@ -113,7 +113,8 @@ struct ConformanceTests {
         for n in 0..<singles {
             let clock: Int64 = 1_767_225_600_000
             func ago() -> Timestamp? {
-                random.next() % 5 == 0 ? nil : Timestamp(millisecondsSinceEpoch: clock - abs(times[Int(random.next() % UInt64(times.count))]))
+                random.next() % 5 == 0
+                    ? nil : Timestamp(millisecondsSinceEpoch: clock - abs(times[Int(random.next() % UInt64(times.count))]))
             }
             func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
             // Every other one a healthy session and a well-formed event (the user's own device,
@@ -124,7 +125,8 @@ struct ConformanceTests {
             let state = SessionState(
                 state: pick(MachineState.allCases), user: healthy ? "alice" : pick(["alice", "alice", nil]),
                 device: healthy ? "device-1" : pick(["device-1", "device-1", nil]),
-                authMode: healthy ? pick([AuthMode.unprotected, .biometric]) : pick([AuthMode.unprotected, .biometric, .password, .pin, nil]),
+                authMode: healthy
+                    ? pick([AuthMode.unprotected, .biometric]) : pick([AuthMode.unprotected, .biometric, .password, .pin, nil]),
                 lastIdPLogin: healthy ? recent() : ago(), lastOnline: healthy ? recent() : ago(),
                 lastActivity: healthy ? recent() : ago(), highestTime: healthy ? recent() : ago(),
                 failures: .init(biometric: pick([0, 1, 2, 4]), offlineLogin: pick([0, 1, 2, 4]), idpLogin: pick([0, 1, 2, 4])),
@@ -193,7 +195,8 @@ struct ConformanceTests {
                     : pick(["0", "1", "3", "4", "5", "-3", "+5", "007", "9223372036854775807", "-9223372036854775808"])
             case .duration:
                 e.attributes[a.name] =
-                    invalid ? pick(["3", "-1d", "1.5d", "36601d", "3 d", ""]) : pick(["0s", "3d", "2d23h59m59s", "30d", "1w", "72h", "1d12h"])
+                    invalid
+                    ? pick(["3", "-1d", "1.5d", "36601d", "3 d", ""]) : pick(["0s", "3d", "2d23h59m59s", "30d", "1w", "72h", "1d12h"])
             case .version:
                 e.attributes[a.name] =
                     invalid
@@ -270,13 +273,32 @@ struct ConformanceTests {
             ("a member no reader knows", changed { $0["comment"] = .string("hello") }),
             ("a missing member", changed { $0["levers"] = nil }),
             ("a member of the wrong type", changed { $0["reveal_refusal"] = .string("no") }),
-            ("a number that is not an integer", text.replacingOccurrences(of: "\"limit_seconds\":2592000", with: "\"limit_seconds\":2592000.5")),
-            ("the states in another order", changed { $0["states"] = .array(["active", "signed_out", "suspended", "awaiting_biometric", "awaiting_idp", "read_only"].map(CanonicalJSON.string)) }),
-            ("a state this engine does not have", changed { $0["states"] = .array(["signed_out", "active", "suspended", "awaiting_biometric", "awaiting_idp", "read_only", "flying"].map(CanonicalJSON.string)) }),
-            ("an event missing from the list", changed { m in
-                guard case let .array(es)? = m["events"] else { return }
-                m["events"] = .array(Array(es.dropLast()))
-            }),
+            (
+                "a number that is not an integer",
+                text.replacingOccurrences(of: "\"limit_seconds\":2592000", with: "\"limit_seconds\":2592000.5")
+            ),
+            (
+                "the states in another order",
+                changed {
+                    $0["states"] = .array(
+                        ["active", "signed_out", "suspended", "awaiting_biometric", "awaiting_idp", "read_only"].map(CanonicalJSON.string))
+                }
+            ),
+            (
+                "a state this engine does not have",
+                changed {
+                    $0["states"] = .array(
+                        ["signed_out", "active", "suspended", "awaiting_biometric", "awaiting_idp", "read_only", "flying"].map(
+                            CanonicalJSON.string))
+                }
+            ),
+            (
+                "an event missing from the list",
+                changed { m in
+                    guard case let .array(es)? = m["events"] else { return }
+                    m["events"] = .array(Array(es.dropLast()))
+                }
+            ),
             ("a transition to a state that does not exist", action(0, "target", .string("flying"))),
             ("a decision that does not exist", action(0, "decision", .string("maybe"))),
             ("an effect that does not exist", action(0, "effects", .array([.string("grant_admin")]))),
@@ -293,22 +315,34 @@ struct ConformanceTests {
             ("a rule that does not exist", transition(ruleGuard) { $0["guard"] = .object(["kind": .string("rule"), "rule": .int(99)]) }),
             ("an id out of place", transition(1) { $0["id"] = .int(0) }),
             ("a transition in another state's group", transition(0) { $0["from"] = .string("active") }),
-            ("a group without its final always", transition(lastOfFirstGroup) { $0["guard"] = .object(["kind": .string("network_offline")]) }),
-            ("a transition more than the machine has", changed { m in
-                guard case let .array(ts)? = m["transitions"] else { return }
-                m["transitions"] = .array(ts + [.object(first)])
-            }),
-            ("an attribute of a type that does not exist", changed { m in
-                guard case var .array(attrs)? = m["attributes"], case var .object(a) = attrs[0] else { return }
-                a["type"] = .object(["kind": .string("colour")])
-                attrs[0] = .object(a)
-                m["attributes"] = .array(attrs)
-            }),
-            ("a scope missing", changed { m in
-                guard case var .object(sc)? = m["scopes"] else { return }
-                sc["none_hardware"] = nil
-                m["scopes"] = .object(sc)
-            }),
+            (
+                "a group without its final always",
+                transition(lastOfFirstGroup) { $0["guard"] = .object(["kind": .string("network_offline")]) }
+            ),
+            (
+                "a transition more than the machine has",
+                changed { m in
+                    guard case let .array(ts)? = m["transitions"] else { return }
+                    m["transitions"] = .array(ts + [.object(first)])
+                }
+            ),
+            (
+                "an attribute of a type that does not exist",
+                changed { m in
+                    guard case var .array(attrs)? = m["attributes"], case var .object(a) = attrs[0] else { return }
+                    a["type"] = .object(["kind": .string("colour")])
+                    attrs[0] = .object(a)
+                    m["attributes"] = .array(attrs)
+                }
+            ),
+            (
+                "a scope missing",
+                changed { m in
+                    guard case var .object(sc)? = m["scopes"] else { return }
+                    sc["none_hardware"] = nil
+                    m["scopes"] = .object(sc)
+                }
+            ),
         ]
         var lines: [String] = []
         // Documents every runtime must accept, with the digest it must report: the digest is

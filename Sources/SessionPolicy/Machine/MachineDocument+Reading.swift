@@ -5,7 +5,9 @@ extension MachineDocument {
     /// document, and a machine this engine cannot run as written (an unknown state, event, guard
     /// or effect; transitions out of order; a (state, event) pair without a final `always`; a
     /// rule that does not exist), each a located diagnostic.
-    package static func read(_ bytes: Data, file: String) -> Result<(machine: StateMachine, digest: String, source: String?), DiagnosticError> {
+    package static func read(
+        _ bytes: Data, file: String
+    ) -> Result<(machine: StateMachine, digest: String, source: String?), DiagnosticError> {
         let root: SyntaxNode
         switch JSONSyntax.parse(bytes, file: file, limits: .files) {
         case let .failure(e): return .failure(e)
