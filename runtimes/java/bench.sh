@@ -11,5 +11,5 @@ done
 out="$here/build/bench"
 rm -rf "$out"
 mkdir -p "$out"
-javac --release 11 -encoding UTF-8 -d "$out" $(find "$here/src" "$here/bench" -name '*.java')
+javac --release 11 -encoding UTF-8 -d "$out" $(find "$here/compile-only" "$here/src" "$here/bench" -name '*.java')
 exec java -Xms512m -Xmx512m -cp "$out" dev.sessionpolicy.Bench "$here/../../spec/conformance" "$@"

@@ -34,20 +34,49 @@ rm -rf "$build"
 mkdir -p "$build/classes" "$build/test-classes"
 
 echo "== compiling the library (--release 11)"
+# AndroidX's nullability annotations, compile-time only (compile-only/: not in the jar).
+mkdir -p "$build/compile-only"
+javac --release 11 -encoding UTF-8 -d "$build/compile-only" $(find "$here/compile-only" -name '*.java')
 find "$here/src" -name '*.java' > "$build/sources.txt"
-javac --release 11 -Xlint:all -Werror -encoding UTF-8 -d "$build/classes" @"$build/sources.txt"
+javac --release 11 -Xlint:all -Werror -encoding UTF-8 -cp "$build/compile-only" -d "$build/classes" @"$build/sources.txt"
 jar --create --file "$build/sessionpolicy.jar" -C "$build/classes" .
 echo "   $build/sessionpolicy.jar ($(wc -c < "$build/sessionpolicy.jar") bytes)"
 
 echo "== compiling the tests"
 find "$here/test" -name '*.java' > "$build/test-sources.txt"
-javac --release 11 -encoding UTF-8 -d "$build/test-classes" -cp "$build/sessionpolicy.jar:$junit" @"$build/test-sources.txt"
+javac --release 11 -encoding UTF-8 -d "$build/test-classes" -cp "$build/sessionpolicy.jar:$build/compile-only:$junit" @"$build/test-sources.txt"
 
 echo "== running the tests"
 summary="$build/conformance-summary.txt"
 status=0
 java -Dconformance.dir="$spec" -Dconformance.summary="$summary" -jar "$junit" \
     -cp "$build/test-classes:$build/sessionpolicy.jar" --scan-classpath --disable-banner --details=tree || status=$?
+
+# Kotlin, when kotlinc is installed (Debian: apt-get install -y kotlin; CI installs it): the API
+# as a Kotlin app uses it compiles and runs, and Kotlin sees @Nullable accessors as nullable
+# types (NullMisuse.kt must not compile).
+if command -v kotlinc >/dev/null 2>&1; then
+    echo "== Kotlin: kotlin/Usage.kt compiles and runs; kotlin/NullMisuse.kt is refused"
+    if kotlinc "$here/kotlin/Usage.kt" -cp "$build/sessionpolicy.jar" -include-runtime -d "$build/usage.jar" 2>"$build/kotlinc.log" \
+        && java -cp "$build/usage.jar:$build/sessionpolicy.jar" UsageKt "$spec/machines/kobil-offline-token.json"; then
+        :
+    else
+        grep -v "warning" "$build/kotlinc.log" >&2
+        echo "Kotlin usage failed" >&2
+        status=1
+    fi
+    if kotlinc "$here/kotlin/NullMisuse.kt" -cp "$build/sessionpolicy.jar" -d "$build/misuse" 2>"$build/misuse.log"; then
+        echo "kotlin/NullMisuse.kt compiled: Kotlin does not see the runtime's nullable types" >&2
+        status=1
+    elif ! grep -q "type mismatch" "$build/misuse.log"; then
+        cat "$build/misuse.log" >&2
+        echo "kotlin/NullMisuse.kt failed for another reason than nullability" >&2
+        status=1
+    fi
+elif [ -n "${CI:-}" ]; then
+    echo "kotlinc not found: CI needs it for the Kotlin check (Debian: apt-get install -y kotlin)" >&2
+    status=1
+fi
 
 if [ -f "$summary" ]; then
     echo "conformance vectors: $(cat "$summary")"

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** How the user authenticated at the last IdP login. {@code NONE} is written {@code none}. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum AuthMode {
     NONE("none"),

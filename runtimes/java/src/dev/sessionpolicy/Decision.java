@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** The four decisions. A closed set by design; an outcome without a decision has {@code null}. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Decision {
     ALLOW("allow"),

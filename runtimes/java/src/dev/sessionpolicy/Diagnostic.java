@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /**
  * One problem found in an input: a stable kebab-case code (the same as the Swift engine's,
  * documented in {@code docs/diagnostics.md}), a message, where (1-based line and column, in

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** The kinds of events the machine reacts to. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum EventKind {
     LAUNCH("launch"),

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** What the device's integrity check says. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Integrity {
     OK("ok"),

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** Where the device keeps keys. {@code NONE} (no keystore) is written {@code none}. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Keystore {
     HARDWARE("hardware"),

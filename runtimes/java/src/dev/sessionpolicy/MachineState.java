@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** The machine states a session can be in. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum MachineState {
     SIGNED_OUT("signed_out"),

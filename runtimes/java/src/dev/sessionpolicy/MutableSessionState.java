@@ -1,5 +1,7 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+
 /**
  * A session state the caller keeps and the machine updates in place: what
  * {@link PolicyMachine#evaluate(MutableSessionState, Event)} takes, the allocation-free form of

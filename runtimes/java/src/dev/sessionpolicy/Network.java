@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** Network reachability reported with an event. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Network {
     ONLINE("online"),

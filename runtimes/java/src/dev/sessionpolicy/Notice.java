@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** Notices for the user interface that come with a decision, in name order (the order outcomes list them). Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Notice {
     NETWORK_REQUIRED("network_required"),

@@ -1,5 +1,7 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** Why a token refresh failed. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum RefreshFailureCause {
     NETWORK("network"),

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /** The OAuth scope the client must request for an offline login. Each constant has the word the JSON forms use ({@link #wireName()}). */
 public enum Scope {
     NO_AUTH_OFFLINE("no_auth_offline"),

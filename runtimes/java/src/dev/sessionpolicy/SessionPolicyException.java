@@ -1,5 +1,6 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
 import java.util.Collections;
 import java.util.List;
 

@@ -1,5 +1,8 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+
 /**
  * A point in time with millisecond precision, read and written as RFC 3339 text exactly as the
  * Swift engine does ({@code 2026-03-01T09:30:00Z}, {@code .250} when there are milliseconds).

@@ -1,5 +1,7 @@
 package dev.sessionpolicy;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
