@@ -230,13 +230,17 @@ struct DifferentialTests {
             progress = false
             rounds += 1
             // Fewer steps.
-            for i in best.events.indices.reversed() where best.events.count > 1 {
-                var cand = best
-                cand.events.remove(at: i)
-                if attempt(cand) { progress = true }
+            var i = best.events.count - 1
+            while i >= 0 {
+                if i < best.events.count, best.events.count > 1 {
+                    var cand = best
+                    cand.events.remove(at: i)
+                    if attempt(cand) { progress = true }
+                }
+                i -= 1
             }
             // Fewer facts.
-            for i in best.events.indices {
+            for i in 0..<best.events.count where i < best.events.count {
                 for cand in simplerEvents(best.events[i]) {
                     var c2 = best
                     c2.events[i] = cand
@@ -426,7 +430,7 @@ struct DifferentialTests {
     @Test("a fault seeded in the model is found and shrunk to a short reproducer")
     func seededFault() {
         let out = (NSTemporaryDirectory() as NSString).appendingPathComponent("sessionpolicy-diff-fault-\(getpid())")
-        let result = Self.run(steps: 20_000, seed: Self.seed, fault: .limitInclusive, out: out, maxReports: 3)
+        let result = Self.run(steps: 20_000, seed: Self.seed, fault: .limitInclusive, out: out, maxReports: 25)
         print("Seeded fault: " + Self.summary(result))
         let limits: [Reason] = [.sessionMaxExceeded, .sessionIdleExceeded, .offlineWindowExceeded]
         let faulty = result.found.values.filter {

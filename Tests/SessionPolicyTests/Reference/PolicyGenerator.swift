@@ -201,7 +201,7 @@ enum PolicyGenerator {
         }
 
         // Attributes of every type.
-        let types = ["[gold, silver, none]", "[yes, \"zo\u{EB}\"]", "version", "boolean", "integer", "duration", "string"]
+        let types = ["[gold, silver, none]", "[on_hold, \"zo\u{EB}\"]", "version", "boolean", "integer", "duration", "string"]
         if maybe(60) {
             let count = 1 + r.below(4)
             for i in 0..<count { p.attributes.append(("attr\(i)", r.pick(types))) }

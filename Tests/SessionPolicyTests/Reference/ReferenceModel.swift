@@ -439,6 +439,9 @@ struct Decide {
         }
     }
 
+    /// A signal's reaction with its notice delay ("the outcome carries `notice_delay`").
+    /// AMBIGUITY: the delay is carried also when the reaction is `read_only` (no decision), and
+    /// when `license_revoked: read_only` changes nothing in `signed_out`.
     func signal(_ r: Policy.SignalReaction, _ reason: Reason) -> Decided {
         react(r.then, reason, delay: r.noticeDelay)
     }
