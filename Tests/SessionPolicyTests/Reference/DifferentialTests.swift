@@ -90,8 +90,12 @@ struct DifferentialTests {
         return nil
     }
 
-    static func firstMismatch(_ c: Case, fault: ReferenceModel.SeededFault?) -> Mismatch? {
-        guard let compiled = c.spec.compile() else { return nil }
+    static func firstMismatch(
+        _ c: Case, fault: ReferenceModel.SeededFault?, cache: inout [String: CompiledPolicy?]
+    ) -> Mismatch? {
+        let text = c.spec.yaml
+        if cache[text] == nil { cache[text] = .some(c.spec.compile()) }
+        guard let compiled = cache[text]! else { return nil }
         var model = ReferenceModel(policy: compiled.validated)
         model.fault = fault
         return firstMismatch(c, compiled, model)
@@ -113,6 +117,8 @@ struct DifferentialTests {
         var policies = 0
         var refused = 0
         var seconds = 0.0
+        var shrinkSeconds = 0.0
+        var unreported = 0
         var found: [String: Found] = [:]
         var order: [String] = []
     }
@@ -152,12 +158,17 @@ struct DifferentialTests {
                             result.found[mismatch.signature]!.count += 1
                         } else if result.found.count < maxReports {
                             let c = Case(spec: spec, initial: initial, events: events)
+                            let shrinkStart = clock.now
                             let (shrunk, sm) = shrink(c, mismatch, fault: fault)
+                            let took = clock.now - shrinkStart
+                            result.shrinkSeconds += Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
                             let index = result.found.count + 1
                             let file = write(shrunk, sm, index: index, out: out)
                             result.found[mismatch.signature] = Found(
                                 mismatch: mismatch, shrunk: shrunk, shrunkMismatch: sm, file: file, reproduces: verify(file))
                             result.order.append(mismatch.signature)
+                        } else {
+                            result.unreported += 1
                         }
                         break
                     }
@@ -178,7 +189,10 @@ struct DifferentialTests {
     static func summary(_ result: RunResult) -> String {
         var lines = [
             "\(result.steps) steps over \(result.policies - result.refused) policies (\(result.refused) generated policies refused) in "
-                + String(format: "%.2f s: %.0f steps/s", result.seconds, Double(result.steps) / max(result.seconds, 1e-9))
+                + String(
+                    format: "%.2f s (%.2f s of it shrinking): %.0f steps/s", result.seconds, result.shrinkSeconds,
+                    Double(result.steps) / max(result.seconds - result.shrinkSeconds, 1e-9))
+                + (result.unreported > 0 ? "; \(result.unreported) disagreements past the report limit" : "")
         ]
         for sig in result.order {
             let f = result.found[sig]!
@@ -216,8 +230,9 @@ struct DifferentialTests {
         best.events = Array(c.events.prefix(m.step + 1))
         var bestMismatch = m
         let kind = m.kind
+        var cache: [String: CompiledPolicy?] = [:]
         func attempt(_ candidate: Case) -> Bool {
-            guard let found = firstMismatch(candidate, fault: fault), found.kind == kind else { return false }
+            guard let found = firstMismatch(candidate, fault: fault, cache: &cache), found.kind == kind else { return false }
             var shortened = candidate
             shortened.events = Array(candidate.events.prefix(found.step + 1))
             best = shortened
