@@ -24,6 +24,9 @@ struct ModelOutcome: Equatable, Sendable {
     var noticeDelay: TimeSpan?
     var state: SessionState
     var transition: Int?
+    /// Fields the documents do not fix for this outcome (README silent or ambiguous): the
+    /// comparison leaves them out. Each is an `AMBIGUITY:` below and in the report of issue 16.
+    var unspecified: Set<String> = []
 }
 
 /// The built-in messages, as docs/reasons.md lists them (`invalid_event` is built from the
@@ -130,7 +133,7 @@ struct ReferenceModel {
         let message = d.message ?? (d.builtIn ? referenceMessages[d.reason.rawValue] : nil)
         return ModelOutcome(
             decision: d.decision, reason: d.reason, message: message, notices: notices, scope: scope,
-            authMode: mode, noticeDelay: d.noticeDelay, state: d.next, transition: nil)
+            authMode: mode, noticeDelay: d.noticeDelay, state: d.next, transition: nil, unspecified: d.unspecified)
     }
 
     /// docs/behaviours.md K4 and machine-format "scopes": by the offline credential, the
@@ -220,7 +223,7 @@ struct ReferenceModel {
         }
     }
 
-    func compare(_ a: Int64, _ op: Expression.Comparison, _ b: Int64) -> Bool {
+    func compare(_ a: Int64, _ op: SessionPolicy.Expression.Comparison, _ b: Int64) -> Bool {
         switch op {
         case .equal: return a == b
         case .notEqual: return a != b
@@ -382,6 +385,7 @@ struct Decided {
     var namesScope = false
     var usesPreviousMode = true
     var next: SessionState
+    var unspecified: Set<String> = []
 }
 
 /// One evaluation: the state before, the event, the highest time seen and `now`.
@@ -580,8 +584,9 @@ struct Decide {
         }
         var n = moved
         n.failures.biometric = Self.plusOne(count)
-        // AMBIGUITY: the re-prompt names no scope (it is no login attempt).
-        return Decided(decision: .requireBiometric, reason: .biometricFailed, next: n)
+        // AMBIGUITY: whether the re-prompt names a scope: the README says only "the OAuth scope
+        // of an offline login" (it is no login attempt). Not compared.
+        return Decided(decision: .requireBiometric, reason: .biometricFailed, next: n, unspecified: ["scope"])
     }
 
     func offlineLoginFailed() -> Decided {
@@ -775,9 +780,13 @@ struct Decide {
                 if s.state != .signedOut { n.state = .awaitingIdP }
                 return ruleDecided(i, next: n)
             case nil:
-                // AMBIGUITY: `state: read_only` "makes no decision": decision null, the rule's
-                // reason, message, notices and delay; the login is accepted read-only.
-                return ruleDecided(i, next: establish(from: base, mode: e.authMode, readOnly: true))
+                // AMBIGUITY: the login is accepted read-only with the rule's reason, message,
+                // notices and delay; its decision is not fixed: "`state: read_only` accepts it
+                // read-only" (an accepted login is `allow`) against "a rule's `state: read_only`,
+                // which makes no decision". Not compared.
+                var d = ruleDecided(i, next: establish(from: base, mode: e.authMode, readOnly: true))
+                d.unspecified = ["decision"]
+                return d
             }
         }
         return Decided(
@@ -833,15 +842,16 @@ struct Decide {
         // AMBIGUITY: the README gives the adopted session mode `biometric` (`require_biometric`)
         // or `none` (`allow`); machine-format's `establish` would take the event's `auth_mode`
         // when it reports one. The model follows the README.
-        // AMBIGUITY: an adoption names no scope (it is not an offline login).
+        // AMBIGUITY: whether an adoption names a scope (the README: "the OAuth scope of an
+        // offline login"; an adoption is vouched for by the server). Not compared.
         let fresh = SessionState()
         if c.adopt == .allow {
             return Decided(
                 decision: .allow, reason: .crossAppSession,
-                next: establish(from: fresh, mode: .unprotected, readOnly: false, state: .active))
+                next: establish(from: fresh, mode: .unprotected, readOnly: false, state: .active), unspecified: ["scope"])
         }
         return Decided(
             decision: .requireBiometric, reason: .crossAppSession,
-            next: establish(from: fresh, mode: .biometric, readOnly: false, state: .awaitingBiometric))
+            next: establish(from: fresh, mode: .biometric, readOnly: false, state: .awaitingBiometric), unspecified: ["scope"])
     }
 }

@@ -64,7 +64,7 @@ struct SequenceGenerator {
         case 3:
             // The clock set back around the tolerance, or far.
             let tolerance = policy.device.clockTolerance.seconds * 1000
-            let back = r.pick([tolerance, tolerance, 2 * 86_400_000, 1000])
+            let back: Int64 = r.pick([tolerance, tolerance, 2 * 86_400_000, 1000] as [Int64])
             return Timestamp(millisecondsSinceEpoch: highest.millisecondsSinceEpoch - back + r.pick(near))
         case 4:
             return previous  // at the same time
