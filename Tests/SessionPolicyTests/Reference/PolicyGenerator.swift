@@ -120,6 +120,13 @@ struct PolicySpec: Sendable, CustomStringConvertible {
             p.attributes.remove(at: i)
             out.append(p)
         }
+        // A signal's long form as its short form.
+        for i in levers.indices where levers[i].value.hasPrefix("{ then: ") {
+            var p = self
+            let then = levers[i].value.dropFirst("{ then: ".count).prefix { $0 != "," && $0 != " " }
+            p.levers[i].value = String(then)
+            out.append(p)
+        }
         // A rule's optional parts.
         for i in rules.indices {
             for part in 0..<4 {
