@@ -127,6 +127,8 @@ struct DifferentialTests {
         var seconds = 0.0
         var shrinkSeconds = 0.0
         var unreported = 0
+        /// How often each (event, state before, engine reason) came up: what the run covered.
+        var covered: [String: Int] = [:]
         var found: [String: Found] = [:]
         var order: [String] = []
     }
@@ -159,6 +161,7 @@ struct DifferentialTests {
                     let o = compiled.evaluate(s, e)
                     let m = model.evaluate(s, e)
                     result.steps += 1
+                    result.covered["\(o.reason) (\(e.kind.rawValue) in \(s.state.rawValue))", default: 0] += 1
                     let d = differences(o, m)
                     if !d.isEmpty {
                         let mismatch = Mismatch(step: events.count - 1, state: s, event: e, engine: o, model: m, fields: d)
@@ -202,6 +205,11 @@ struct DifferentialTests {
                     Double(result.steps) / max(result.seconds - result.shrinkSeconds, 1e-9))
                 + (result.unreported > 0 ? "; \(result.unreported) disagreements past the report limit" : "")
         ]
+        var reasons: [String: Int] = [:]
+        for (key, n) in result.covered { reasons[String(key.prefix { $0 != " " }), default: 0] += n }
+        lines.append(
+            "reasons given by the engine (\(reasons.count), \(result.covered.count) reason/event/state triples): "
+                + reasons.sorted { $0.value < $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for sig in result.order {
             let f = result.found[sig]!
             let m = f.shrunkMismatch

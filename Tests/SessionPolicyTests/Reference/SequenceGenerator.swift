@@ -77,11 +77,41 @@ struct SequenceGenerator {
     /// A random event for the state `s`.
     func event(_ r: inout SplitMix, _ s: SessionState, previous: Timestamp) -> Event {
         func maybe(_ percent: Int) -> Bool { r.below(100) < percent }
-        let common: [EventKind] = [.launch, .resume, .launch, .background, .idpLoginSucceeded, .idpLoginSucceeded, .tokenRefreshed]
-        let kind: EventKind = maybe(60) ? r.pick(common) : r.pick(EventKind.allCases)
+        // Every kind, weighted by the state so that each state's own events come up often
+        // (a pending prompt's answers, a signed-out app's logins).
+        var weights: [(EventKind, Int)] = [
+            (.launch, 12), (.resume, 6), (.background, 8), (.biometricSucceeded, 2), (.biometricFailed, 2),
+            (.offlineLoginFailed, 4), (.idpLoginSucceeded, 8), (.idpLoginFailed, 4), (.tokenRefreshed, 6), (.refreshFailed, 3),
+            (.accountDeactivated, 1), (.tokensRevoked, 1), (.licenseRevoked, 2), (.biometricEnrollmentChanged, 2), (.logout, 2),
+            (.register, 2), (.deviceSessionDetected, 3),
+        ]
+        func boost(_ k: EventKind, _ by: Int) { if let i = weights.firstIndex(where: { $0.0 == k }) { weights[i].1 += by } }
+        switch s.state {
+        case .awaitingBiometric:
+            boost(.biometricSucceeded, 24)
+            boost(.biometricFailed, 18)
+        case .signedOut:
+            boost(.idpLoginSucceeded, 16)
+            boost(.deviceSessionDetected, 4)
+        case .awaitingIdP:
+            boost(.idpLoginSucceeded, 10)
+            boost(.idpLoginFailed, 4)
+        case .active, .suspended, .readOnly:
+            boost(.launch, 6)
+            boost(.offlineLoginFailed, 2)
+        }
+        var pick = r.below(weights.reduce(0) { $0 + $1.1 })
+        var kind = EventKind.launch
+        for (k, w) in weights {
+            if pick < w {
+                kind = k
+                break
+            }
+            pick -= w
+        }
         var e = Event(kind, at: time(&r, s, previous: previous))
         // Network: mostly reported, sometimes missing (an incomplete launch, resume or register).
-        e.network = maybe(92) ? r.pick([Network.online, Network.offline]) : nil
+        e.network = maybe(96) ? r.pick([Network.online, Network.offline]) : nil
         // The user: the session's own most of the time, another, or none.
         if kind == .idpLoginSucceeded || kind == .deviceSessionDetected {
             e.user = maybe(95) ? (maybe(65) ? (s.user ?? r.pick(Self.users)) : r.pick(Self.users)) : nil
@@ -91,7 +121,7 @@ struct SequenceGenerator {
         // The device.
         if maybe(85) { e.device.id = maybe(85) ? (s.device ?? r.pick(Self.devices)) : r.pick(Self.devices) }
         if maybe(70) { e.device.keystore = r.pick([Keystore.hardware, .hardware, .software, .absent]) }
-        if maybe(70) { e.device.integrity = maybe(6) ? Integrity.compromised : Integrity.ok }
+        if maybe(70) { e.device.integrity = maybe(3) ? Integrity.compromised : Integrity.ok }
         if kind == .idpLoginSucceeded {
             e.authMode = maybe(95) ? r.pick([AuthMode.unprotected, .biometric, .unprotected, .biometric, .password, .pin]) : nil
         } else if maybe(5) {
@@ -104,9 +134,9 @@ struct SequenceGenerator {
         }
         // Attributes: each declared one usually, valid or (now and then) not; rarely an undeclared one.
         for a in policy.attributes where maybe(75) {
-            e.attributes[a.name] = maybe(5) ? invalidValue(&r, a.type) : validValue(&r, a.type)
+            e.attributes[a.name] = maybe(2) ? invalidValue(&r, a.type) : validValue(&r, a.type)
         }
-        if maybe(3) { e.attributes[r.pick(["tier", "Attr0", "zz"])] = "1" }
+        if maybe(1) { e.attributes[r.pick(["tier", "Attr0", "zz"])] = "1" }
         return e
     }
 
