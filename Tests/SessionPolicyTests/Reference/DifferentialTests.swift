@@ -129,6 +129,8 @@ struct DifferentialTests {
         var unreported = 0
         /// How often each (event, state before, engine reason) came up: what the run covered.
         var covered: [String: Int] = [:]
+        /// Why generated policies were refused: diagnostic code -> policies.
+        var refusedCodes: [String: Int] = [:]
         var found: [String: Found] = [:]
         var order: [String] = []
     }
@@ -144,6 +146,11 @@ struct DifferentialTests {
             result.policies += 1
             guard let compiled = spec.compile() else {
                 result.refused += 1
+                if case let .failure(e) = PolicyFile.compile(text: spec.yaml, file: "p.yaml") {
+                    for code in Set(e.diagnostics.filter { $0.severity == .error }.map(\.code.rawValue)) {
+                        result.refusedCodes[code, default: 0] += 1
+                    }
+                }
                 continue
             }
             var model = ReferenceModel(policy: compiled.validated)
@@ -205,6 +212,11 @@ struct DifferentialTests {
                     Double(result.steps) / max(result.seconds - result.shrinkSeconds, 1e-9))
                 + (result.unreported > 0 ? "; \(result.unreported) disagreements past the report limit" : "")
         ]
+        if !result.refusedCodes.isEmpty {
+            lines.append(
+                "refused generated policies by code: "
+                    + result.refusedCodes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
         var reasons: [String: Int] = [:]
         for (key, n) in result.covered { reasons[String(key.prefix { $0 != " " }), default: 0] += n }
         lines.append(
@@ -351,7 +363,8 @@ struct DifferentialTests {
         if let i = e.device.integrity { device.append("integrity: \(i.rawValue)") }
         if !device.isEmpty { out += "\(indent)  device: { \(device.joined(separator: ", ")) }\n" }
         if !e.attributes.isEmpty {
-            out += "\(indent)  attributes: { "
+            out +=
+                "\(indent)  attributes: { "
                 + e.attributes.sorted { $0.key < $1.key }.map { "\(q($0.key)): \(q($0.value))" }.joined(separator: ", ") + " }\n"
         }
         return out
@@ -379,7 +392,8 @@ struct DifferentialTests {
             parts.append("highest_time: \(t(s.highestTime))")
         }
         parts.append(
-            "failures: { biometric: \(s.failures.biometric), offline_login: \(s.failures.offlineLogin), idp_login: \(s.failures.idpLogin) }")
+            "failures: { biometric: \(s.failures.biometric), offline_login: \(s.failures.offlineLogin), idp_login: \(s.failures.idpLogin) }"
+        )
         parts.append("read_only: \(s.readOnly)")
         parts.append("biometric_locked: \(s.biometricLocked)")
         return "{ " + parts.joined(separator: ", ") + " }"
@@ -446,7 +460,8 @@ struct DifferentialTests {
         if !errors.isEmpty { return "does not load: " + errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ") }
         guard let s = input.scenarios.first, let p = input.policies[s.policy] else { return "does not load" }
         let r = ScenarioRunner.run(s, against: p.compiled)
-        return r.passed ? "PASSES on the engine (not a reproducer)" : "fails on the engine: " + (r.failure?.mismatches.joined(separator: "; ") ?? "")
+        return r.passed
+            ? "PASSES on the engine (not a reproducer)" : "fails on the engine: " + (r.failure?.mismatches.joined(separator: "; ") ?? "")
     }
 
     // MARK: - Tests

@@ -182,7 +182,9 @@ enum PolicyGenerator {
         if maybe(50) { p.levers.append(("offline.credential", r.pick(["offline_token", "signed_jwt"]))) }
         if maybe(40) { p.levers.append(("offline.key_protection", r.pick(["any", "hardware"]))) }
         if maybe(40) { p.levers.append(("offline.on_expired", r.pick(reactions))) }
-        if maybe(70) { p.levers.append(("auth_modes.offline", r.pick(["[none]", "[biometric]", "[none, biometric]", "[biometric, none]"]))) }
+        if maybe(70) {
+            p.levers.append(("auth_modes.offline", r.pick(["[none]", "[biometric]", "[none, biometric]", "[biometric, none]"])))
+        }
         for path in ["biometric", "offline_login", "idp_login"] where maybe(50) {
             p.levers.append(("retry.\(path).max", r.pick(["1", "1", "2", "3", "5"])))
             p.levers.append(("retry.\(path).then", r.pick(reactions)))
@@ -267,13 +269,14 @@ enum PolicyGenerator {
             switch a.type {
             case "version": return "\(a.name) \(r.pick(ops)) \"\(r.pick(["2.4.0", "2.4", "10", "2.3.99"]))\""
             case "boolean": return r.pick(["\(a.name)", "\(a.name) == true", "\(a.name) != false"])
-            case "integer": return "\(a.name) \(r.pick(ops)) \(r.pick(["0", "3", "5", "-3"]))"
+            case "integer": return "\(a.name) \(r.pick(ops)) \(r.pick(["0", "3", "5", "4"]))"
             case "duration": return "\(a.name) \(r.pick(ops)) \(r.pick(["0s", "3d", "1d12h", "30d"]))"
             case "string": return r.pick(["\(a.name) == \"x\"", "\(a.name) != \"y\"", "\(a.name) in [\"x\", \"zo\u{EB}\"]"])
             default:
                 let words = a.type.dropFirst().dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                 return r.pick([
-                    "\(a.name) == \(r.pick(words))", "\(a.name) != \(r.pick(words))", "\(a.name) in [\(words.prefix(2).joined(separator: ", "))]",
+                    "\(a.name) == \(r.pick(words))", "\(a.name) != \(r.pick(words))",
+                    "\(a.name) in [\(words.prefix(2).joined(separator: ", "))]",
                 ])
             }
         }

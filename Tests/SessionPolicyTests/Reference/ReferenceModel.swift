@@ -32,44 +32,44 @@ struct ModelOutcome: Equatable, Sendable {
 /// The built-in messages, as docs/reasons.md lists them (`invalid_event` is built from the
 /// README's text instead).
 let referenceMessages: [String: String] = [
-        "within_limits": "the session is within the policy's limits",
-        "biometric_verified": "biometric verification succeeded",
-        "no_session": "there is no session on this device: sign in with your identity provider",
-        "idp_login_required": "sign in with your identity provider to continue",
-        "idp_login_succeeded": "signed in with the identity provider",
-        "idp_login_failed": "sign-in with the identity provider failed: try again",
-        "idp_login_retries_exhausted": "too many failed sign-ins: local data is removed",
-        "session_max_exceeded": "your session has reached its maximum length: sign in again",
-        "session_idle_exceeded": "your session expired after a period of inactivity: sign in again",
-        "offline_window_exceeded": "you have been offline too long: sign in again with a network connection",
-        "auth_mode_requires_idp": "your sign-in method (password or PIN) needs your identity provider",
-        "auth_mode_not_allowed_offline": "your sign-in method is not allowed for offline login: sign in again",
-        "key_protection_insufficient": "this device cannot protect the sign-in key in hardware: sign in with your identity provider",
-        "biometric_failed": "biometric verification failed: try again",
-        "biometric_retries_exhausted": "biometric verification failed too often: sign in with your identity provider",
-        "biometric_enrollment_changed": "biometric settings changed on this device: sign in with your identity provider",
-        "offline_login_failed": "offline login failed: sign in with your identity provider using the same method as before",
-        "offline_login_retries_exhausted": "offline login failed too often",
-        "different_user": "another user signed in on this device: the previous user's data is removed",
-        "device_mismatch": "this session belongs to another device: local data is removed",
-        "clock_rollback": "the device clock went back: sign in again",
-        "device_compromised": "this device failed its integrity check",
-        "account_deactivated": "your account was deactivated: you are signed out and local data is removed",
-        "tokens_revoked": "your access was revoked: you are signed out and local data is removed",
-        "license_revoked": "you do not have a license assigned: contact your system administrator",
-        "refresh_token_invalid": "your session is no longer valid: you will be signed out",
-        "refresh_deferred": "the session could not be refreshed: it will be retried when the network is back",
-        "token_refreshed": "the session was refreshed online",
-        "logout": "you signed out: local data is removed",
-        "registration_requires_network": "registration needs an internet connection",
-        "registration": "register with your identity provider",
-        "backgrounded": "the app went to the background",
-        "unexpected_event": "this event is not expected in the session's current state: sign in again",
-        "no_auth_mode": "the session does not record how you signed in: sign in again",
-        "rule_fact_missing": "the event does not report a fact a policy rule needs: sign in again",
-        "cross_app_not_allowed": "this app cannot use the sign-in of another app on this device: sign in",
-        "cross_app_session": "signed in with the session of another app on this device",
-        "session_exists": "this app already has a session",
+    "within_limits": "the session is within the policy's limits",
+    "biometric_verified": "biometric verification succeeded",
+    "no_session": "there is no session on this device: sign in with your identity provider",
+    "idp_login_required": "sign in with your identity provider to continue",
+    "idp_login_succeeded": "signed in with the identity provider",
+    "idp_login_failed": "sign-in with the identity provider failed: try again",
+    "idp_login_retries_exhausted": "too many failed sign-ins: local data is removed",
+    "session_max_exceeded": "your session has reached its maximum length: sign in again",
+    "session_idle_exceeded": "your session expired after a period of inactivity: sign in again",
+    "offline_window_exceeded": "you have been offline too long: sign in again with a network connection",
+    "auth_mode_requires_idp": "your sign-in method (password or PIN) needs your identity provider",
+    "auth_mode_not_allowed_offline": "your sign-in method is not allowed for offline login: sign in again",
+    "key_protection_insufficient": "this device cannot protect the sign-in key in hardware: sign in with your identity provider",
+    "biometric_failed": "biometric verification failed: try again",
+    "biometric_retries_exhausted": "biometric verification failed too often: sign in with your identity provider",
+    "biometric_enrollment_changed": "biometric settings changed on this device: sign in with your identity provider",
+    "offline_login_failed": "offline login failed: sign in with your identity provider using the same method as before",
+    "offline_login_retries_exhausted": "offline login failed too often",
+    "different_user": "another user signed in on this device: the previous user's data is removed",
+    "device_mismatch": "this session belongs to another device: local data is removed",
+    "clock_rollback": "the device clock went back: sign in again",
+    "device_compromised": "this device failed its integrity check",
+    "account_deactivated": "your account was deactivated: you are signed out and local data is removed",
+    "tokens_revoked": "your access was revoked: you are signed out and local data is removed",
+    "license_revoked": "you do not have a license assigned: contact your system administrator",
+    "refresh_token_invalid": "your session is no longer valid: you will be signed out",
+    "refresh_deferred": "the session could not be refreshed: it will be retried when the network is back",
+    "token_refreshed": "the session was refreshed online",
+    "logout": "you signed out: local data is removed",
+    "registration_requires_network": "registration needs an internet connection",
+    "registration": "register with your identity provider",
+    "backgrounded": "the app went to the background",
+    "unexpected_event": "this event is not expected in the session's current state: sign in again",
+    "no_auth_mode": "the session does not record how you signed in: sign in again",
+    "rule_fact_missing": "the event does not report a fact a policy rule needs: sign in again",
+    "cross_app_not_allowed": "this app cannot use the sign-in of another app on this device: sign in",
+    "cross_app_session": "signed in with the session of another app on this device",
+    "session_exists": "this app already has a session",
 ]
 
 /// Three-valued truth of a rule condition (docs/machine-format.md "Conditions").
@@ -301,7 +301,9 @@ enum ReferenceGrammar {
     /// most 3,162,240,000 s.
     static func durationSeconds(_ raw: String) -> Int64? {
         let limit: Int64 = 3_162_240_000
-        let units: [UInt8: Int64] = [UInt8(ascii: "w"): 604_800, UInt8(ascii: "d"): 86_400, UInt8(ascii: "h"): 3600, UInt8(ascii: "m"): 60, UInt8(ascii: "s"): 1]
+        let units: [UInt8: Int64] = [
+            UInt8(ascii: "w"): 604_800, UInt8(ascii: "d"): 86_400, UInt8(ascii: "h"): 3600, UInt8(ascii: "m"): 60, UInt8(ascii: "s"): 1,
+        ]
         var total: Int64 = 0
         var number: Int64? = nil
         var groups = 0
@@ -644,10 +646,14 @@ struct Decide {
         var steps: [Step] = []
         let d = policy.device
         if d.singleUser {
-            steps.append((.wipe, {
-                if let a = s.user, let b = e.user, a != b { return wipe(.differentUser) }
-                return nil
-            }))
+            steps.append(
+                (
+                    .wipe,
+                    {
+                        if let a = s.user, let b = e.user, a != b { return wipe(.differentUser) }
+                        return nil
+                    }
+                ))
         }
         func exceeded(_ reference: Timestamp?, _ limit: TimeSpan) -> Bool {
             guard let reference else { return true }
@@ -657,41 +663,65 @@ struct Decide {
         }
         func decision(_ r: Reaction) -> Decision { r == .wipe ? .wipe : .idpLogin }
         if let max = policy.session.max {
-            steps.append((decision(policy.session.onExpired), {
-                exceeded(s.lastIdPLogin, max) ? react(policy.session.onExpired, .sessionMaxExceeded) : nil
-            }))
+            steps.append(
+                (
+                    decision(policy.session.onExpired),
+                    {
+                        exceeded(s.lastIdPLogin, max) ? react(policy.session.onExpired, .sessionMaxExceeded) : nil
+                    }
+                ))
         }
         if let window = policy.offline.window {
-            steps.append((decision(policy.offline.onExpired), {
-                exceeded(s.lastOnline ?? s.lastIdPLogin, window) ? react(policy.offline.onExpired, .offlineWindowExceeded) : nil
-            }))
+            steps.append(
+                (
+                    decision(policy.offline.onExpired),
+                    {
+                        exceeded(s.lastOnline ?? s.lastIdPLogin, window) ? react(policy.offline.onExpired, .offlineWindowExceeded) : nil
+                    }
+                ))
         }
         if let idle = policy.session.idle {
-            steps.append((decision(policy.session.onExpired), {
-                exceeded(s.lastActivity ?? s.lastIdPLogin, idle) ? react(policy.session.onExpired, .sessionIdleExceeded) : nil
-            }))
+            steps.append(
+                (
+                    decision(policy.session.onExpired),
+                    {
+                        exceeded(s.lastActivity ?? s.lastIdPLogin, idle) ? react(policy.session.onExpired, .sessionIdleExceeded) : nil
+                    }
+                ))
         }
         steps.append((.idpLogin, { s.authMode == nil ? idp(.noAuthMode) : nil }))
         steps.append((.idpLogin, { s.authMode == .password || s.authMode == .pin ? idp(.authModeRequiresIdP) : nil }))
-        steps.append((.idpLogin, {
-            guard let mode = s.authMode, policy.authModes.offline.contains(mode) else { return idp(.authModeNotAllowedOffline) }
-            return nil
-        }))
+        steps.append(
+            (
+                .idpLogin,
+                {
+                    guard let mode = s.authMode, policy.authModes.offline.contains(mode) else { return idp(.authModeNotAllowedOffline) }
+                    return nil
+                }
+            ))
         if policy.offline.credential == .signedJWT, policy.offline.keyProtection == .hardware {
             steps.append((.idpLogin, { e.device.keystore != .hardware ? idp(.keyProtectionInsufficient) : nil }))
         }
-        steps.append((.idpLogin, {
-            s.biometricLocked && (s.authMode == .biometric || verified) ? idp(.biometricEnrollmentChanged) : nil
-        }))
+        steps.append(
+            (
+                .idpLogin,
+                {
+                    s.biometricLocked && (s.authMode == .biometric || verified) ? idp(.biometricEnrollmentChanged) : nil
+                }
+            ))
         // Step 12: each rule on this event is two steps, its fact-missing answer (`idp_login`)
         // and its own decision (`state: read_only` counting as `allow`).
         // AMBIGUITY: the fact-missing step is placed before the rule's own for the clock check.
         for (i, rule) in policy.rules.enumerated() where rule.on.contains(e.kind) {
             steps.append((.idpLogin, { model.truth(of: i, s, e, now: now) == .unknown ? idp(.ruleFactMissing) : nil }))
-            steps.append((rule.then.decision ?? .allow, {
-                guard model.truth(of: i, s, e, now: now) == .yes else { return nil }
-                return ruleOnAttempt(i)
-            }))
+            steps.append(
+                (
+                    rule.then.decision ?? .allow,
+                    {
+                        guard model.truth(of: i, s, e, now: now) == .yes else { return nil }
+                        return ruleOnAttempt(i)
+                    }
+                ))
         }
         // Step 13.
         let final: Decision = verified || s.authMode == .unprotected ? .allow : .requireBiometric
@@ -700,11 +730,14 @@ struct Decide {
         // The clock check sits just before the first step more permissive than its reaction.
         let reaction = d.clockRollback
         let clockDecision = decision(reaction)
-        let clock: Step = (clockDecision, {
-            guard let highest else { return nil }
-            return e.time.millisecondsSinceEpoch < highest.millisecondsSinceEpoch - d.clockTolerance.seconds * 1000
-                ? react(reaction, .clockRollback) : nil
-        })
+        let clock: Step = (
+            clockDecision,
+            {
+                guard let highest else { return nil }
+                return e.time.millisecondsSinceEpoch < highest.millisecondsSinceEpoch - d.clockTolerance.seconds * 1000
+                    ? react(reaction, .clockRollback) : nil
+            }
+        )
         let at = steps.firstIndex { Self.permissiveness($0.decision) > Self.permissiveness(clockDecision) } ?? steps.count
         steps.insert(clock, at: at)
 
