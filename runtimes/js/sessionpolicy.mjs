@@ -2652,7 +2652,8 @@ export class PolicyMachine {
       if (fx & FX_ESTABLISH) {
         if (e.user !== null) s.user = e.user;
         if (e.device.id !== null) s.device = e.device.id;
-        s.authMode = e.authMode !== null ? e.authMode : fx & FX_ADOPT ? 'biometric' : 'none';
+        // An adopted session's mode is the policy's, never the event's.
+        s.authMode = fx & FX_ADOPT ? 'biometric' : e.kind === 'device_session_detected' ? 'none' : e.authMode !== null ? e.authMode : 'none';
         s.lastIdPLogin = e.time;
         s.lastOnline = e.time;
         s.lastActivity = e.time;

@@ -56,10 +56,13 @@ struct Compiler {
     ) -> Action {
         switch reaction {
         case .wipe:
-            // A wipe starts from nothing: the failure it answers is not counted into the cleared state.
+            // A wipe starts from nothing: the failure it answers is not counted into the cleared
+            // state, and an enrollment change locks no biometric path of a session that is gone
+            // (the next session starts with an IdP login, which unlocks it anyway).
             return Action(
                 decision: .wipe, reason: reason, target: .state(.signedOut),
-                effects: effects.subtracting([.countBiometricFailure, .countOfflineFailure, .countIdPFailure]).union(.clearSession),
+                effects: effects.subtracting([.countBiometricFailure, .countOfflineFailure, .countIdPFailure, .lockBiometric])
+                    .union(.clearSession),
                 notices: notices, noticeDelay: delay)
         case .idpLogin:
             return Action(

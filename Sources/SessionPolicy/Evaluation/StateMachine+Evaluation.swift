@@ -248,7 +248,11 @@ extension StateMachine {
         if fx.contains(.establish) {
             s.user = e.user ?? s.user
             s.device = e.device.id ?? s.device
-            s.authMode = e.authMode ?? (fx.contains(.adoptBehindBiometric) ? .biometric : .unprotected)
+            // An adopted session's mode is the policy's (`cross_app.adopt`), never the event's: a
+            // detection that reports `auth_mode: none` must not skip the biometric prompt.
+            s.authMode =
+                fx.contains(.adoptBehindBiometric)
+                ? .biometric : e.kind == .deviceSessionDetected ? .unprotected : (e.authMode ?? .unprotected)
             s.lastIdPLogin = e.time
             s.lastOnline = e.time
             s.lastActivity = e.time

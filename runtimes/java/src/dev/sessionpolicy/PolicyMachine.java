@@ -423,7 +423,10 @@ public final class PolicyMachine {
         if ((fx & Action.ESTABLISH) != 0) {
             if (e.user != null) s.user = e.user;
             if (e.deviceId != null) s.device = e.deviceId;
-            s.authMode = e.authMode != null ? e.authMode : (fx & Action.ADOPT_BEHIND_BIOMETRIC) != 0 ? AuthMode.BIOMETRIC : AuthMode.NONE;
+            // An adopted session's mode is the policy's, never the event's.
+            s.authMode = (fx & Action.ADOPT_BEHIND_BIOMETRIC) != 0 ? AuthMode.BIOMETRIC
+                    : e.kind == EventKind.DEVICE_SESSION_DETECTED ? AuthMode.NONE
+                    : e.authMode != null ? e.authMode : AuthMode.NONE;
             s.lastIdpLogin = e.time;
             s.lastOnline = e.time;
             s.lastActivity = e.time;
