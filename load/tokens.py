@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes HS256 user tokens for load runs: `tokens.py SECRET COUNT > tokens.txt`, one
-`user token` pair per line (users load-0 ... load-N-1), valid for a day."""
+"""Writes HS256 user tokens for load runs: `tokens.py SECRET COUNT [USER] > tokens.txt`, one
+`user token` pair per line (users load-0 ... load-N-1, or USER alone), valid for a day."""
 import base64, hashlib, hmac, json, sys, time
 
 
@@ -17,5 +17,6 @@ def token(sub: str, secret: str) -> str:
 
 if __name__ == "__main__":
     secret, count = sys.argv[1], int(sys.argv[2])
-    for i in range(count):
-        print(f"load-{i} {token(f'load-{i}', secret)}")
+    names = sys.argv[3:4] or [f"load-{i}" for i in range(count)]
+    for name in names:
+        print(f"{name} {token(name, secret)}")

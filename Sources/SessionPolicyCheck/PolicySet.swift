@@ -13,6 +13,9 @@ public struct CheckInput: Sendable {
     /// File texts, for quoting lines in diagnostics.
     public var sources: [String: String] = [:]
 
+    /// Nothing loaded yet.
+    package init() {}
+
     /// Loads policy files or directories `policyPaths` and scenario files or directories `scenarioPaths`.
     /// A scenario may name a policy by its `name`, or by the path of a `.yaml` file: absolute, or
     /// relative to the scenario file.
@@ -38,65 +41,80 @@ public struct CheckInput: Sendable {
         scenarioFiles = scenarioFiles.filter { seenScenarioFiles.insert(Self.canonical($0)).inserted }
         for path in policyFiles { input.addPolicy(path, parsed: parsed[path]) }
         let single = input.policies.count == 1 ? input.policies.keys.first : nil
-        var unknown: [String: Int] = [:], unknownCount: [String: Int] = [:]
+        var unknown = UnknownPolicies()
         for path in scenarioFiles {
-            switch SourceFile.nonEmpty(parsed[path] ?? SourceFile.parse(path), path, what: "scenario file", start: ScenarioLoader.start) {
-            case let .failure(e):
-                input.diagnostics += e.diagnostics
-            case let .success((node, text)):
-                input.sources[path] = text
-                let (scenarios, diagnostics) = ScenarioLoader.load(node, file: path, defaultPolicy: single)
-                input.diagnostics += diagnostics
-                var reported: Set<String> = []
-                for var s in scenarios {
-                    if input.policies[s.policy] == nil, s.policy.hasSuffix(".yaml") || s.policy.hasSuffix(".yml") {
-                        let dir = (path as NSString).deletingLastPathComponent
-                        let resolved =
-                            dir.isEmpty || s.policy.hasPrefix("/") ? s.policy : (dir as NSString).appendingPathComponent(s.policy)
-                        guard FileManager.default.fileExists(atPath: resolved) else {
-                            // One error per file and path, at the `policy:` line, with the path as resolved.
-                            if reported.insert(s.policy).inserted {
-                                input.diagnostics.append(
-                                    .error(
-                                        .fileNotFound, "policy file `\(s.policy)` not found: looked for `\(resolved)`",
-                                        at: s.policyLocation ?? s.location,
-                                        help: "a policy path in a scenario file is relative to the scenario file's folder"
-                                            + " (`\(dir.isEmpty ? "." : dir)`); or name a policy given on the command line by its `name:`"))
-                            }
-                            continue
-                        }
-                        guard let name = input.addPolicy(resolved) else { continue }  // its own diagnostics say why
-                        s.policy = name
-                    }
-                    if let loaded = input.policies[s.policy] {
-                        let problems =
-                            Self.attributeProblems(s, loaded.compiled, reported: &reported) + Self.reasonProblems(s, loaded.compiled)
-                        input.diagnostics += problems
-                        if problems.hasErrors { continue }
-                    }
-                    if input.policies[s.policy] == nil {
-                        // Once per policy name: the first scenario that names it carries the error.
-                        if let index = unknown[s.policy] {
-                            input.diagnostics[index].notes = ["\(1 + (unknownCount[s.policy] ?? 1)) scenarios name it"]
-                            unknownCount[s.policy, default: 1] += 1
-                            continue
-                        }
-                        let known = input.policies.keys.sorted()
-                        unknown[s.policy] = input.diagnostics.count
-                        input.diagnostics.append(
-                            .error(
-                                .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded",
-                                at: s.policyLocation ?? s.location,
-                                help: known.isEmpty
-                                    ? "give the policy file on the command line" : Suggestion.publicHelp(for: s.policy, in: known)))
-                        continue
-                    }
-                    input.scenarios.append(s)
-                }
-            }
+            input.addScenarios(parsed[path] ?? SourceFile.parse(path), path: path, defaultPolicy: single, unknown: &unknown)
         }
         input.diagnostics = input.diagnostics.sortedForOutput()
         return input
+    }
+
+    /// Where the first scenario naming each unknown policy put its error, and how many name it.
+    package struct UnknownPolicies: Sendable {
+        var first: [String: Int] = [:]
+        var count: [String: Int] = [:]
+        package init() {}
+    }
+
+    /// Loads the scenarios of the file at `path`, already read and parsed (`parsed`), against
+    /// the policies loaded so far; `defaultPolicy` is the policy of scenarios that name none.
+    package mutating func addScenarios(
+        _ parsed: SourceFile.Parsed, path: String, defaultPolicy: String?, unknown: inout UnknownPolicies
+    ) {
+        switch SourceFile.nonEmpty(parsed, path, what: "scenario file", start: ScenarioLoader.start) {
+        case let .failure(e):
+            diagnostics += e.diagnostics
+        case let .success((node, text)):
+            sources[path] = text
+            let (inFile, found) = ScenarioLoader.load(node, file: path, defaultPolicy: defaultPolicy)
+            diagnostics += found
+            var reported: Set<String> = []
+            for var s in inFile {
+                if policies[s.policy] == nil, s.policy.hasSuffix(".yaml") || s.policy.hasSuffix(".yml") {
+                    let dir = (path as NSString).deletingLastPathComponent
+                    let resolved =
+                        dir.isEmpty || s.policy.hasPrefix("/") ? s.policy : (dir as NSString).appendingPathComponent(s.policy)
+                    guard FileManager.default.fileExists(atPath: resolved) else {
+                        // One error per file and path, at the `policy:` line, with the path as resolved.
+                        if reported.insert(s.policy).inserted {
+                            diagnostics.append(
+                                .error(
+                                    .fileNotFound, "policy file `\(s.policy)` not found: looked for `\(resolved)`",
+                                    at: s.policyLocation ?? s.location,
+                                    help: "a policy path in a scenario file is relative to the scenario file's folder"
+                                        + " (`\(dir.isEmpty ? "." : dir)`); or name a policy given on the command line by its `name:`"))
+                        }
+                        continue
+                    }
+                    guard let name = addPolicy(resolved) else { continue }  // its own diagnostics say why
+                    s.policy = name
+                }
+                if let loaded = policies[s.policy] {
+                    let problems =
+                        Self.attributeProblems(s, loaded.compiled, reported: &reported) + Self.reasonProblems(s, loaded.compiled)
+                    diagnostics += problems
+                    if problems.hasErrors { continue }
+                }
+                if policies[s.policy] == nil {
+                    // Once per policy name: the first scenario that names it carries the error.
+                    if let index = unknown.first[s.policy] {
+                        diagnostics[index].notes = ["\(1 + (unknown.count[s.policy] ?? 1)) scenarios name it"]
+                        unknown.count[s.policy, default: 1] += 1
+                        continue
+                    }
+                    let known = policies.keys.sorted()
+                    unknown.first[s.policy] = diagnostics.count
+                    diagnostics.append(
+                        .error(
+                            .unknownPolicy, "scenario `\(s.name)` names policy `\(s.policy)`, which is not loaded",
+                            at: s.policyLocation ?? s.location,
+                            help: known.isEmpty
+                                ? "give the policy file on the command line" : Suggestion.publicHelp(for: s.policy, in: known)))
+                    continue
+                }
+                scenarios.append(s)
+            }
+        }
     }
 
     /// The attributes `scenario`'s events report that `policy` does not declare, or with a value

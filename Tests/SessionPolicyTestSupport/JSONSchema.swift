@@ -157,7 +157,7 @@ public struct JSONSchema: Sendable {
     /// The keywords `validate` implements, and the annotations it may ignore.
     public static let supportedKeywords: Set<String> = [
         "$schema", "$id", "$comment", "title", "description", "default", "examples", "definitions", "$defs",
-        "$ref", "type", "enum", "const", "pattern", "minimum", "items", "minItems", "properties", "additionalProperties",
+        "$ref", "type", "enum", "const", "pattern", "minimum", "maximum", "items", "minItems", "properties", "additionalProperties",
         "required", "oneOf", "anyOf", "allOf", "not", "if", "then", "else",
     ]
 
@@ -267,6 +267,9 @@ public struct JSONSchema: Sendable {
         }
         if let n = value.number, let minimum = schema["minimum"]?.number, n < minimum {
             errors.append("\(here): \(value) is less than the minimum \(schema["minimum"]!)")
+        }
+        if let n = value.number, let maximum = schema["maximum"]?.number, n > maximum {
+            errors.append("\(here): \(value) is more than the maximum \(schema["maximum"]!)")
         }
         if case let .array(items) = value {
             if let min = schema["minItems"]?.number, Double(items.count) < min {

@@ -88,12 +88,36 @@ struct ConformanceTests {
                 #"{"failures":{"biometric":0,"idp_login":0,"offline_login":0},"highest_time":"yesterday","state":"active"}"#
             ),
             ("refused: a negative failure count", #"{"failures":{"biometric":-1,"idp_login":0,"offline_login":0},"state":"active"}"#),
+            (
+                "refused: a user that is a number",
+                #"{"failures":{"biometric":0,"idp_login":0,"offline_login":0},"state":"active","user":12}"#
+            ),
+            (
+                "refused: a device that is true",
+                #"{"device":true,"failures":{"biometric":0,"idp_login":0,"offline_login":0},"state":"active"}"#
+            ),
         ] {
             var code = "none"
             do { _ = try SessionState(json: Data(state.utf8), file: "state") } catch {
                 code = error.diagnostics.first?.code.rawValue ?? "none"
             }
             lines.append(#"{"id":"\#(id)","state":\#(state),"event":\#(launch),"refuse":"\#(code)"}"#)
+        }
+        // Malformed events: a name that is not a string.
+        let signedOut = #"{"failures":{"biometric":0,"idp_login":0,"offline_login":0},"state":"signed_out"}"#
+        for (id, event) in [
+            (
+                "refused: an app id that is false",
+                #"{"app_id":false,"network":"offline","time":"2026-01-01T00:00:00Z","type":"launch","user":"alice"}"#
+            ),
+            (
+                "refused: a device id that is a number",
+                #"{"device":{"id":-1.5e3},"network":"online","time":"2026-01-01T00:00:00Z","type":"resume"}"#
+            ),
+        ] {
+            var code = "none"
+            do { _ = try Event(json: Data(event.utf8), file: "event") } catch { code = error.diagnostics.first?.code.rawValue ?? "none" }
+            lines.append(#"{"id":"\#(id)","state":\#(signedOut),"event":\#(event),"refuse":"\#(code)"}"#)
         }
         var random = SplitMix64(seed: UInt64(truncatingIfNeeded: name.utf8.reduce(5381) { ($0 << 5) &+ $0 &+ Int($1) }))
         let times = boundaries(compiled.policy)

@@ -1456,6 +1456,11 @@ class FieldReader {
   }
 
   name(node, path) {
+    // An unquoted literal (`true`, `false`, a number) is not a name (`SyntaxReader.name`).
+    if (node.kind === SCALAR && node.plain && !node.isNull) {
+      this.error('wrong-type', `\`${path}\` must be a string, found \`${node.text}\``, node, path);
+      return null;
+    }
     const s = this.string(node, path);
     if (s === null) return null;
     if (!isName(s)) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SessionPolicy
 import SessionPolicyServer
 import SessionPolicyTestSupport
@@ -8,6 +9,32 @@ import Testing
 @Suite("Session API")
 struct SessionAPITests {
     static func event(_ json: String) -> String { "{\"event\":\(json)}" }
+
+    @Test(
+        "found by schemathesis: a name the store cannot keep, a name that is not a string, the revoke path's other methods",
+        arguments: TestStorage.available)
+    func contractFindings(_ storage: TestStorage) async throws {
+        try await TestServer.run(storage) { http in
+            let user = unique("alice")
+            let token = try await Tokens.hs256(user)
+            let path = "/v1/policies/spendiq/sessions/\(user)/phone-1"
+            // A NUL in `app_id` was a 503 on PostgreSQL (its text cannot hold U+0000).
+            let nul = try await http.post(
+                path + "/events",
+                Self.event(#"{"type":"refresh_failed","time":"2026-03-01T09:00:00Z","cause":"invalid_token","app_id":"a\u0000b"}"#),
+                token: token)
+            #expect(nul.status == 400 && nul.code == "invalid-value", "\(nul.text)")
+            #expect(try await http.get(path, token: token).status == 404, "nothing stored")
+            // `"app_id": false` was read as the name `false`.
+            let literal = try await http.post(
+                path + "/events",
+                Self.event(#"{"type":"launch","time":"2026-03-01T09:00:00Z","network":"online","app_id":false}"#), token: token)
+            #expect(literal.status == 400 && literal.code == "wrong-type", "\(literal.text)")
+            // `GET .../revoke` read the session of a device named `revoke`; the path is the revoke route's.
+            let revoke = try await http.get("/v1/policies/spendiq/sessions/\(user)/revoke", token: token)
+            #expect(revoke.status == 405 && revoke.headers[.allow] == "POST", "\(revoke.status) \(revoke.text)")
+        }
+    }
 
     @Test("events update the stored session; reading and deleting it", arguments: TestStorage.available)
     func lifecycle(_ storage: TestStorage) async throws {

@@ -19,8 +19,8 @@ extension SyntaxReader {
         if let v = require(f, K.state.key, help: "name the machine state, for example `state: active`") {
             s.state = keyword(v, f.path(K.state.key), MachineState.self) ?? .signedOut
         }
-        if let v = f[K.user.key] { s.user = name(v, f.path(K.user.key)) }
-        if let v = f[K.device.key] { s.device = name(v, f.path(K.device.key)) }
+        if let v = f[K.user.key] { s.user = identity(v, f.path(K.user.key)) }
+        if let v = f[K.device.key] { s.device = identity(v, f.path(K.device.key)) }
         if let v = f[K.authMode.key] { s.authMode = keyword(v, f.path(K.authMode.key), AuthMode.self) }
         if let v = f[K.lastIdPLogin.key] { s.lastIdPLogin = time(v, f.path(K.lastIdPLogin.key), relativeTo: base) }
         if let v = f[K.lastOnline.key] { s.lastOnline = time(v, f.path(K.lastOnline.key), relativeTo: base) }
@@ -65,13 +65,13 @@ extension SyntaxReader {
     package mutating func applyContext(_ f: Fields, to e: inout Event) {
         typealias K = Event.Field
         if let v = f[K.network.key] { e.network = keyword(v, f.path(K.network.key), Network.self) }
-        if let v = f[K.user.key] { e.user = name(v, f.path(K.user.key)) }
+        if let v = f[K.user.key] { e.user = identity(v, f.path(K.user.key)) }
         if let v = f[K.authMode.key] { e.authMode = keyword(v, f.path(K.authMode.key), AuthMode.self) }
         if let v = f[K.cause.key] { e.cause = keyword(v, f.path(K.cause.key), RefreshFailureCause.self) }
         if let v = f[K.unsyncedItems.key], let n = int(v, f.path(K.unsyncedItems.key)) {
             if n < 0 { error(.invalidValue, "`\(f.path(K.unsyncedItems.key))` cannot be negative", at: v) } else { e.unsyncedItems = n }
         }
-        if let v = f[K.appID.key] { e.appID = name(v, f.path(K.appID.key)) }
+        if let v = f[K.appID.key] { e.appID = identity(v, f.path(K.appID.key)) }
         if let v = f[K.attributes.key], case let .mapping(pairs) = v.kind {
             for (key, value) in pairs {
                 guard let k = key.scalar else { continue }
@@ -84,7 +84,7 @@ extension SyntaxReader {
         }
         if let v = f[K.device.key], let d = fields(v, path: f.path(K.device.key), allowed: Self.deviceKeys) {
             typealias D = Event.DeviceFacts.Field
-            if let x = d[D.id.key] { e.device.id = name(x, d.path(D.id.key)) }
+            if let x = d[D.id.key] { e.device.id = identity(x, d.path(D.id.key)) }
             if let x = d[D.keystore.key] { e.device.keystore = keyword(x, d.path(D.keystore.key), Keystore.self) }
             if let x = d[D.integrity.key] { e.device.integrity = keyword(x, d.path(D.integrity.key), Integrity.self) }
         }

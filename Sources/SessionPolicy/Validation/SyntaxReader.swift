@@ -91,6 +91,20 @@ package struct SyntaxReader: Sendable {
         scalarText(node, path, expected: "a string")?.0
     }
 
+    /// A user, device or app id (in a session state, an event, a server request): a name
+    /// written as a string. An unquoted `true`, `false` or number (JSON's literals; in YAML, the
+    /// plain scalars that look like them) is a `wrong-type` with a hint to quote it, as every
+    /// runtime's reader says (docs/machine-format.md).
+    package mutating func identity(_ node: SyntaxNode, _ path: String) -> String? {
+        if case let .scalar(text, true) = node.kind, Self.isLiteral(text) {
+            error(
+                .wrongType, "`\(path)` must be a string, found `\(text)`", at: node,
+                help: "write it in double quotes: `\"\(text)\"`")
+            return nil
+        }
+        return name(node, path)
+    }
+
     /// A non-empty string without surrounding spaces.
     package mutating func name(_ node: SyntaxNode, _ path: String) -> String? {
         guard let s = string(node, path) else { return nil }
@@ -99,6 +113,29 @@ package struct SyntaxReader: Sendable {
             return nil
         }
         return s
+    }
+
+    /// `true`, `false`, or a number in JSON's grammar (`7`, `-1.5`, `2e3`).
+    static func isLiteral(_ text: String) -> Bool {
+        if text == "true" || text == "false" { return true }
+        var bytes = Substring(text).utf8[...]
+        func digits() -> Int {
+            let n = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(n)
+            return n
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard digits() > 0 else { return false }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if let e = bytes.first, e | 0x20 == UInt8(ascii: "e") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return bytes.isEmpty
     }
 
     /// An integer.

@@ -81,8 +81,11 @@ test('the strict event reader refuses as Swift does', () => {
   assert.equal(code(() => Event.fromJSON(`{"type":"logout",${t},"attributes":["a"]}`)), 'wrong-type');
   assert.equal(code(() => Event.fromJSON(`{"type":"logout",${t},"attributes":{"a":null}}`)), 'wrong-type');
   assert.equal(code(() => Event.fromJSON('{"type":"logout","time":"2026-02-30T00:00:00Z"}')), 'invalid-time');
-  // Numbers and booleans are strings where a string is read (Swift reads any non-null scalar).
-  const e = Event.fromJSON(`{"type":"logout",${t},"user":42,"attributes":{"n":5}}`);
+  // A number or boolean is not a name (refused, as in Swift); an attribute's value is read as
+  // its text.
+  assert.equal(code(() => Event.fromJSON(`{"type":"logout",${t},"user":42}`)), 'wrong-type');
+  assert.equal(code(() => Event.fromJSON(`{"type":"logout",${t},"app_id":false}`)), 'wrong-type');
+  const e = Event.fromJSON(`{"type":"logout",${t},"user":"42","attributes":{"n":5}}`);
   assert.equal(e.user, '42');
   assert.equal(e.attributes.n, '5');
 });

@@ -55,6 +55,14 @@ public struct APIError: HTTPResponseError {
         self.init(status, [.error(code, message, at: nil, help: help)], headers: headers)
     }
 
+    /// A 405: `request`'s path is taken by routes, with the methods `allowed` only.
+    static func methodNotAllowed(_ request: Request, allowed: [HTTPRequest.Method]) -> APIError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        return APIError(
+            .methodNotAllowed, .methodNotAllowed, "`\(request.uri.path)` does not take `\(request.method.rawValue)`",
+            help: "use \(list)", headers: [.allow: list])
+    }
+
     /// `{"diagnostics": [...]}`, sorted by place, written like every other response: compact,
     /// sorted keys, one line.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -101,15 +109,21 @@ struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// method (405 with `Allow`) from an unknown path (404).
     var routes: [(method: HTTPRequest.Method, path: String)] = []
 
-    /// The methods the routes take on `path`, in the routes' order.
+    /// The methods the routes take on `path`, in the routes' order. Where several templates
+    /// match, the one with the most fixed segments is the path's (as in OpenAPI, a concrete
+    /// segment wins over a parameter): `/sessions/alice/revoke` takes only `POST`.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var out: [HTTPRequest.Method] = []
+        var fixed = -1
         for route in routes {
             let template = route.path.split(separator: "/", omittingEmptySubsequences: true)
             guard template.count == segments.count else { continue }
-            let matches = zip(template, segments).allSatisfy { t, s in (t.hasPrefix("{") && t.hasSuffix("}")) || t == s }
-            if matches, !out.contains(route.method) { out.append(route.method) }
+            let isParameter = { (t: Substring) in t.hasPrefix("{") && t.hasSuffix("}") }
+            guard zip(template, segments).allSatisfy({ t, s in isParameter(t) || t == s }) else { continue }
+            let count = template.filter { !isParameter($0) }.count
+            if count > fixed { (fixed, out) = (count, []) }
+            if count == fixed, !out.contains(route.method) { out.append(route.method) }
         }
         return out
     }
@@ -124,10 +138,7 @@ struct DiagnosticErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             switch error.status {
             case .notFound where !methods(for: request.uri.path).isEmpty:
-                let allowed = methods(for: request.uri.path).map(\.rawValue).joined(separator: ", ")
-                throw APIError(
-                    .methodNotAllowed, .methodNotAllowed, "`\(request.uri.path)` does not take `\(request.method.rawValue)`",
-                    help: "use \(allowed)", headers: [.allow: allowed])
+                throw APIError.methodNotAllowed(request, allowed: methods(for: request.uri.path))
             case .notFound:
                 throw APIError(
                     .notFound, .notFound, "no route `\(request.method.rawValue) \(request.uri.path)`",

@@ -49,9 +49,13 @@ struct EventRequest: RequestBody {
 
     static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
         guard let f = reader.fields(node, path: "", allowed: ["event"]) else { return nil }
-        return reader.require(f, "event", help: "add `event:` with `type`, `time` and its context").flatMap {
-            reader.event($0, path: "event", user: parameters.get("user"))
-        }.map { Self(event: $0) }
+        guard let node = reader.require(f, "event", help: "add `event:` with `type`, `time` and its context"),
+            let event = reader.event(node, path: "event", user: parameters.get("user"))
+        else { return nil }
+        for (key, value) in [("user", event.user), ("device.id", event.device.id), ("app_id", event.appID)] {
+            if let value, !StoredName.isStorable(value) { reader.error(.invalidValue, StoredName.message("event.\(key)"), at: node) }
+        }
+        return reader.diagnostics.hasErrors ? nil : Self(event: event)
     }
 }
 
@@ -67,11 +71,15 @@ struct NamesRequest<Keys: NameKeys>: RequestBody {
         guard let f = reader.fields(node, path: "", allowed: Keys.required + Keys.optional) else { return nil }
         let before = reader.diagnostics.count
         var out: [String: String] = [:]
+        func read(_ v: SyntaxNode, _ key: String) {
+            guard let s = reader.identity(v, key) else { return }
+            if StoredName.isStorable(s) { out[key] = s } else { reader.error(.invalidValue, StoredName.message(key), at: v) }
+        }
         for key in Keys.required {
-            if let v = reader.require(f, key), let s = reader.name(v, key) { out[key] = s }
+            if let v = reader.require(f, key) { read(v, key) }
         }
         for key in Keys.optional {
-            if let v = f[key], let s = reader.name(v, key) { out[key] = s }
+            if let v = f[key] { read(v, key) }
         }
         return reader.diagnostics.count == before ? Self(names: out) : nil
     }
@@ -81,4 +89,11 @@ struct NamesRequest<Keys: NameKeys>: RequestBody {
 protocol NameKeys: Sendable {
     static var required: [String] { get }
     static var optional: [String] { get }
+}
+
+/// Names the server stores (a session's user and device, a device session's names): U+0000 is
+/// refused (400), since PostgreSQL's text cannot hold it, on every store alike.
+enum StoredName {
+    static func isStorable(_ name: String) -> Bool { !name.unicodeScalars.contains("\u{0}") }
+    static func message(_ what: String) -> String { "`\(what)` contains U+0000, which the server does not store" }
 }

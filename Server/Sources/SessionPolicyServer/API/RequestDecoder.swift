@@ -33,7 +33,14 @@ public struct StrictRequestDecoder: RequestDecoder, Sendable {
             throw APIError.bodyTooLarge("the request body is \(length) bytes, more than the limit of \(limit) bytes")
         }
         var request = request
-        let body = try await request.collectBody(upTo: limit)
+        return try Self.body(shape, try await request.collectBody(upTo: limit), limits: limits, parameters: parameters)
+    }
+
+    /// Reads `body`, already within its shape's byte limit, as `shape`: the fast reader, or the
+    /// located reader and its diagnostics (a 400).
+    static func body<S: RequestBody>(
+        _ shape: S.Type, _ body: ByteBuffer, limits: RequestLimits, parameters: Parameters
+    ) throws(APIError) -> S {
         if let value = body.withUnsafeReadableBytes({ S.fast($0, limits: limits) }) { return value }
         return try Self.located(body, limits: S.inputLimits(limits)) { reader, node in
             S.read(&reader, node, limits: limits, parameters: parameters)

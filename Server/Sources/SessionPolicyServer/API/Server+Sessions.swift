@@ -12,6 +12,9 @@ extension Server {
     func sessionOwner(_ request: Request, _ context: ServerRequestContext) async throws -> (CompiledPolicy, String, Caller) {
         let policy = try policy(context)
         let user = context.parameters.get("user") ?? ""
+        for (key, value) in [("user", user), ("device", context.parameters.get("device") ?? "")] where !StoredName.isStorable(value) {
+            throw APIError.badRequest([.error(.invalidValue, StoredName.message(key), at: nil)])
+        }
         let caller = try await self.caller(request)
         if case let .user(claims) = caller, claims.sub.value != user {
             throw APIError(
@@ -93,9 +96,17 @@ extension Server {
         }
     }
 
+    /// The session `GET` and `DELETE` name. `/sessions/{user}/revoke` is the revoke route's
+    /// path (a fixed segment wins over `{device}`, as in docs/openapi.yaml), so a device named
+    /// `revoke` is not read or deleted here: a 405 that says to `POST`.
+    func storedSessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> SessionKey {
+        if context.parameters.get("device") == "revoke" { throw APIError.methodNotAllowed(request, allowed: [.post]) }
+        return try await sessionKey(request, context).0
+    }
+
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
     func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> SessionReport {
-        let (key, _, _) = try await sessionKey(request, context)
+        let key = try await storedSessionKey(request, context)
         guard let s = try await stored("get_session", { try await store.session(key) }) else {
             throw APIError.notFound("no stored session for this user and device", help: "its first event creates it")
         }
@@ -106,7 +117,7 @@ extension Server {
 
     /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state.
     func deleteSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let (key, _, _) = try await sessionKey(request, context)
+        let key = try await storedSessionKey(request, context)
         guard try await stored("delete_session", { try await store.deleteSession(key) }) else {
             throw APIError.notFound("no stored session for this user and device")
         }

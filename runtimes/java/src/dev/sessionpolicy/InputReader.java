@@ -95,6 +95,11 @@ final class InputReader {
     }
 
     private String name(JsonNode node, String path) {
+        // An unquoted literal (true, false, a number) is not a name (SyntaxReader.name).
+        if (node.plain && !node.isNull()) {
+            error("wrong-type", "`" + path + "` must be a string, found `" + node.text + "`", node, null);
+            return null;
+        }
         String s = string(node, path);
         if (s == null) return null;
         if (!Text.isName(s)) {

@@ -186,8 +186,11 @@ class ApiTest {
         assertEquals("invalid-json", eventRefusal("{\"type\":\"logout\"," + t + ",\"user\":\"\\ud800\"}"));
         assertEquals("empty-document", eventRefusal(""));
         assertEquals("wrong-type", eventRefusal("\"launch\""));
-        // A number or boolean where a name is expected is read as its text, as in Swift.
-        Event e = Event.fromJson("{\"type\":\"logout\"," + t + ",\"user\":7,\"attributes\":{\"flag\":true}}");
+        // A number or boolean where a name is expected is refused, as in Swift; an attribute's
+        // value is read as its text.
+        assertEquals("wrong-type", eventRefusal("{\"type\":\"logout\"," + t + ",\"user\":7}"));
+        assertEquals("wrong-type", eventRefusal("{\"type\":\"logout\"," + t + ",\"app_id\":false}"));
+        Event e = Event.fromJson("{\"type\":\"logout\"," + t + ",\"user\":\"7\",\"attributes\":{\"flag\":true}}");
         assertEquals("7", e.user());
         assertEquals("true", e.attributes().get("flag"));
 
