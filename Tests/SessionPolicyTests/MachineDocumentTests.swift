@@ -24,6 +24,26 @@ struct MachineDocumentTests {
             SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
+    @Test("the canonical rendering: keys in UTF-8 byte order, only the RFC 8785 escapes")
+    func canonicalText() {
+        // "Z" (0x5A) < "a" (0x61) < "z" < "é" (0xC3 0xA9) < "😀" (0xF0 ...): byte order, not
+        // Unicode collation and not UTF-16 order.
+        let keys = ["é", "z", "😀", "a", "Z", "ab", ""]
+        let object = CanonicalJSON.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, CanonicalJSON.int(1)) }))
+        #expect(object.text == #"{"":1,"Z":1,"a":1,"ab":1,"z":1,"é":1,"😀":1}"#)
+        // Each escape alone in its string, so none rides on another's.
+        for (value, text) in [
+            ("q\"", #""q\"""#), ("b\\n", #""b\\n""#), ("\n", #""\n""#), ("\r", #""\r""#), ("\t", #""\t""#),
+            ("\u{08}", #""\b""#), ("\u{0C}", #""\f""#), ("\u{01}", #""\u0001""#), ("x\u{1F}", #""x\u001f""#),
+            ("/ é\u{7F}", "\"/ é\u{7F}\""),
+        ] {
+            #expect(CanonicalJSON.string(value).text == text)
+        }
+        #expect(
+            CanonicalJSON.array([.null, .bool(true), .int(-9_223_372_036_854_775_808), .string("plain")]).text
+                == #"[null,true,-9223372036854775808,"plain"]"#)
+    }
+
     @Test("a shipped policy's document reads back to the same machine, and decides every shipped step alike", arguments: shipped)
     func roundTrip(_ name: String) throws {
         let compiled = try #require(Self.input.policies[name]).compiled

@@ -32,7 +32,7 @@ package indirect enum CanonicalJSON: Equatable, Sendable {
             out += "]"
         case let .object(members):
             out += "{"
-            for (i, key) in members.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }).enumerated() {
+            for (i, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
                 if i > 0 { out += "," }
                 Self.quote(key, into: &out)
                 out += ":"
@@ -44,6 +44,12 @@ package indirect enum CanonicalJSON: Equatable, Sendable {
 
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: copy them whole; escape the others scalar by scalar.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
