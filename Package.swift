@@ -7,9 +7,11 @@ let strict: [SwiftSetting] = [
 ]
 
 // The core and what the security engineer runs: the Foundation-only core, the YAML front end,
-// the scenario checker and `policyctl` (check, lint, eval, explain, compile). Its only
-// dependencies are Yams and swift-argument-parser: an app that depends on the core product
-// resolves those two (and builds neither), and `swift run policyctl check` builds no server.
+// the scenario checker, the signed-machine updater and `policyctl` (check, lint, eval, explain,
+// compile, sign, inspect). Its only dependencies are Yams, swift-argument-parser and
+// swift-crypto: an app that depends on the core product resolves those three and builds none
+// of them (`SessionPolicyDelivery`, the updater, builds swift-crypto, which on Apple platforms
+// is CryptoKit), and `swift run policyctl check` builds no server.
 //
 // The HTTP server (`policyctl-serve`, the `SessionPolicyServer` library) and everything only it
 // needs (Hummingbird, GRDB, postgres-nio, jwt-kit, swift-crypto, Prometheus...) is its own
@@ -22,6 +24,7 @@ let package = Package(
         .library(name: "SessionPolicyYAML", targets: ["SessionPolicyYAML"]),
         .library(name: "SessionPolicyCheck", targets: ["SessionPolicyCheck"]),
         .library(name: "SessionPolicyVerify", targets: ["SessionPolicyVerify"]),
+        .library(name: "SessionPolicyDelivery", targets: ["SessionPolicyDelivery"]),
         .executable(name: "policyctl", targets: ["policyctl"]),
         // The repository's own test fixtures and helpers, a product only so that the server
         // package's tests can share them. Not API: no stability promise.
@@ -30,6 +33,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
         // Core: model, diagnostics, validation, compiler, evaluator. Foundation only.
@@ -46,11 +50,17 @@ let package = Package(
             swiftSettings: strict),
         // Exhaustive exploration of a compiled machine: what `policyctl verify` proves.
         .target(name: "SessionPolicyVerify", dependencies: ["SessionPolicy"], swiftSettings: strict),
+        // Signed machines (docs/envelope.md): the updater an app embeds, the signer of `policyctl
+        // sign` and the server.
+        .target(
+            name: "SessionPolicyDelivery",
+            dependencies: ["SessionPolicy", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         // `serve` runs `policyctl-serve`, built by the server package.
         .executableTarget(
             name: "policyctl",
             dependencies: [
-                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify",
+                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -62,7 +72,8 @@ let package = Package(
         .testTarget(
             name: "SessionPolicyTests",
             dependencies: [
-                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyTestSupport",
+                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyDelivery",
+                "SessionPolicyTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -15,7 +15,10 @@ struct PolicyCtl: AsyncParsableCommand {
             2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
         version: "0.2.0",
-        subcommands: [Check.self, Lint.self, Verify.self, Diff.self, Eval.self, Explain.self, Compile.self, ServeLauncher.self])
+        subcommands: [
+            Check.self, Lint.self, Verify.self, Diff.self, Eval.self, Explain.self, Compile.self, Sign.self, Inspect.self,
+            ServeLauncher.self,
+        ])
 }
 
 /// Exit codes, a documented contract.
