@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SessionPolicy", package: "SessionPolicy"),
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+                .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -102,6 +103,8 @@ let package = Package(
                 "SessionPolicyServer", "policyctl-serve", "policyctl-sessions",
                 .product(name: "SessionPolicyTestSupport", package: "SessionPolicy"),
                 .product(name: "SessionPolicyCheck", package: "SessionPolicy"),
+                .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
+                .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

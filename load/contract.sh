@@ -48,6 +48,7 @@ run() { # NAME STORAGE PORT
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_SERVICE_HS256_SECRET=$SERVICE_SECRET SESSIONPOLICY_LOG_LEVEL=error \
     "$BIN/policyctl-serve" --port "$3" --policies policies --storage "$2" --pool acme:acme-pool-secret \
     --app com.acme.bank:cross-app-device-sso --clock-skew 10m --clock-max-delay 7d \
+    --signing-key spec/conformance/keys/a.key.pem \
     >".build-contract/serve-$1.log" 2>&1 &
   PIDS+=($!)
   wait_port "$3" healthz

@@ -16,7 +16,7 @@ extension DiagnosticCode {
     /// No signature (check 6).
     public static let signatureMissing = DiagnosticCode("signature-missing")
     /// A `kid` that names no pinned key (check 7).
-    public static let unknownKey = DiagnosticCode("unknown-key")
+    public static let unpinnedKey = DiagnosticCode("unpinned-key")
     /// A signature that does not verify (check 8).
     public static let badSignature = DiagnosticCode("bad-signature")
     /// The machine of another policy (check 12).

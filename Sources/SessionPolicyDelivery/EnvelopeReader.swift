@@ -102,7 +102,7 @@ public enum EnvelopeReader {
         }
         guard let key = keys.first(where: { $0.id == kid }) else {
             return refuse(
-                .unknownKey, "the envelope is signed with key `\(kid)`, which is not pinned", headerAt,
+                .unpinnedKey, "the envelope is signed with key `\(kid)`, which is not pinned", headerAt,
                 help: "pinned: \(keys.map { "`\($0.id)`" }.joined(separator: ", ")); pin the signer's public key, or sign with a pinned key"
             )
         }

@@ -233,7 +233,7 @@ struct EnvelopeConformanceTests {
         v.append(
             Vector(
                 id: "signed with a key that is not pinned", envelope: try jws(header(kid: c), payload(m1, small: true), signer: "c"),
-                want: refused("unknown-key")))
+                want: refused("unpinned-key")))
         v.append(
             Vector(
                 id: "the pinned key's id, signed with another key",

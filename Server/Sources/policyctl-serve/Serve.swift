@@ -59,6 +59,16 @@ struct Serve: AsyncParsableCommand {
         help: "PEM file of the ES256 public key of service tokens [SESSIONPOLICY_SERVICE_ES256_PUBLIC_KEY holds the PEM].")
     var serviceEs256PublicKey: String?
 
+    @Option(
+        help: """
+            PEM file of the P-256 private key the server signs each policy's machine with, served at \
+            GET /v1/policies/{policy}/machine [SESSIONPOLICY_SIGNING_KEY holds the PEM] (default: none, that route answers 404).
+            """)
+    var signingKey: String?
+
+    @Option(help: "How long a signed machine is valid, e.g. 7d; signed again at half [SESSIONPOLICY_MACHINE_VALIDITY] (default: 7d).")
+    var machineValidity: String?
+
     @Option(help: "How far in the server's future an event may be dated, e.g. 5m [SESSIONPOLICY_CLOCK_SKEW] (default: 5m).")
     var clockSkew: String?
 
@@ -124,7 +134,7 @@ struct Serve: AsyncParsableCommand {
             ("ticket.lifetime", ticketLifetime), ("detect.per.client", detectPerClient), ("detect.per.device", detectPerDevice),
             ("log.level", logLevel), ("service.hs256.secret.file", serviceHs256SecretFile),
             ("service.es256.public.key.file", serviceEs256PublicKey), ("clock.skew", clockSkew),
-            ("clock.max.delay", clockMaxDelay),
+            ("clock.max.delay", clockMaxDelay), ("signing.key.file", signingKey), ("machine.validity", machineValidity),
         ]
         for case let (key, value?) in strings { v[key] = .string(value) }
         let ints: [(String, Int?)] = [

@@ -49,7 +49,13 @@ struct OpenAPITests {
     @Test("every answer of a tour through the API matches the document")
     func tour() async throws {
         let doc = try OpenAPIDocument.load()
-        try await TestServer.run(.sqlite, configure: { $0.detectPerDevice = .init(perMinute: 1, burst: 3) }) { http in
+        try await TestServer.run(
+            .sqlite,
+            configure: {
+                $0.detectPerDevice = .init(perMinute: 1, burst: 3)
+                $0.signingKeyPEM = Fixtures.text("spec/conformance/keys/a.key.pem")
+            }
+        ) { http in
             var seen: Set<OpenAPIDocument.Operation> = []
             func call(
                 _ method: HTTPRequest.Method, _ template: String, _ path: String, _ body: String? = nil, token: String? = nil,
@@ -71,6 +77,12 @@ struct OpenAPITests {
             _ = try await call(.get, "/healthz", "/healthz")
             _ = try await call(.get, "/metrics", "/metrics")
             _ = try await call(.get, "/v1/policies", "/v1/policies")
+            let machine = "/v1/policies/{policy}/machine"
+            let signed = try await call(.get, machine, "/v1/policies/spendiq/machine")
+            #expect(signed.status == 200)
+            let etag = try #require(signed.headers[.eTag])
+            #expect(try await call(.get, machine, "/v1/policies/spendiq/machine", headers: [.ifNoneMatch: etag]).status == 304)
+            #expect(try await call(.get, machine, "/v1/policies/nope/machine").status == 404)
             let eval = "/v1/policies/{policy}/evaluate"
             _ = try await call(.post, eval, "/v1/policies/spendiq/evaluate", "{\"event\":\(launch)}")
             _ = try await call(.post, eval, "/v1/policies/spendiq/evaluate?explain=true", "{\"event\":\(launch)}")

@@ -28,6 +28,8 @@ extension DiagnosticCode {
     public static let unboundApp = DiagnosticCode("unbound-app")
     /// A known route asked with a method it does not take (405, with `Allow`).
     public static let methodNotAllowed = DiagnosticCode("method-not-allowed")
+    /// A signed machine asked of a server with no signing key.
+    public static let machineNotSigned = DiagnosticCode("machine-not-signed")
     /// A user pool the server is not configured for.
     public static let unknownPool = DiagnosticCode("unknown-pool")
 }

@@ -34,6 +34,28 @@ extension Server {
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: buffer))
     }
 
+    /// `GET /v1/policies/{policy}/machine`: the policy's signed machine (docs/envelope.md), with
+    /// a strong `ETag`; 304 when `If-None-Match` names it. 404 when the server has no signing key.
+    func signedMachine(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let name = context.parameters.get("policy") ?? ""
+        let snapshot = policies.snapshot
+        guard let entry = snapshot.policies[name] else {
+            throw APIError.unknownPolicy(name, known: Array(snapshot.policies.keys))
+        }
+        guard let machines else {
+            throw APIError(
+                .notFound, .machineNotSigned, "this server signs no machines",
+                help: "start it with `--signing-key PEMFILE` (or `SESSIONPOLICY_SIGNING_KEY`) to serve signed machines")
+        }
+        let signed = try machines.envelope(for: entry, now: clock())
+        var headers: HTTPFields = [.eTag: signed.etag, .cacheControl: "no-cache"]
+        if let condition = request.headers[.ifNoneMatch], SignedMachines.matches(condition, etag: signed.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/jose"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: signed.envelope)))
+    }
+
     /// `GET /v1/policies`: the policies that serve and the policy directory's problems.
     func listPolicies(_ request: Request, _ context: ServerRequestContext) async throws -> PoliciesReport {
         let snapshot = policies.snapshot

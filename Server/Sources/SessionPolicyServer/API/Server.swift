@@ -16,6 +16,8 @@ struct Server: Sendable {
     let metrics: ServerMetrics
     let detectPerClient: RateLimiter
     let detectPerDevice: RateLimiter
+    /// Each policy's signed machine, when the server has a signing key.
+    let machines: SignedMachines?
     let clock: @Sendable () -> Timestamp
 
     /// Every route: method, path (`{name}` for parameters) and handler. docs/openapi.yaml
@@ -24,6 +26,7 @@ struct Server: Sendable {
         Route(.get, "/healthz") { $0.health },
         Route(.get, "/metrics") { $0.metricsText },
         Route(.get, "/v1/policies") { $0.listPolicies },
+        Route(.get, "/v1/policies/{policy}/machine") { $0.signedMachine },
         Route(.post, "/v1/policies/{policy}/evaluate") { $0.evaluate },
         Route(.post, "/v1/policies/{policy}/evaluate/batch") { $0.evaluateBatch },
         Route(.post, "/v1/policies/{policy}/sessions/{user}/{device}/events") { $0.sessionEvent },

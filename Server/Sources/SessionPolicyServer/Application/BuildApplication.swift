@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 import ServiceLifecycle
 public import SessionPolicy
+import SessionPolicyDelivery
 
 /// Builds the server: loads the policies, opens and prepares the store, and wires the routes.
 ///
@@ -47,6 +48,9 @@ public func buildApplication(
         metrics: metrics,
         detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
         detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
+        machines: try configuration.signingKeyPEM.map {
+            SignedMachines(signer: try MachineSigner(privateKeyPEM: $0), validity: configuration.machineValidity)
+        },
         clock: clock)
 
     let router = Router(context: ServerRequestContext.self)

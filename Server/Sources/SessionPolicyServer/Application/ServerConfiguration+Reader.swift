@@ -2,6 +2,7 @@ public import Configuration
 import Foundation
 import NIOConcurrencyHelpers
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyYAML
 import SystemPackage
 
@@ -38,6 +39,9 @@ extension ServerConfiguration {
         Key(name: "service.hs256.secret.file", option: "--service-hs256-secret-file", isSecret: false),
         Key(name: "service.es256.public.key", option: nil, isSecret: false),
         Key(name: "service.es256.public.key.file", option: "--service-es256-public-key", isSecret: false),
+        Key(name: "signing.key", option: nil, isSecret: true),
+        Key(name: "signing.key.file", option: "--signing-key", isSecret: false),
+        Key(name: "machine.validity", option: "--machine-validity", isSecret: false),
         Key(name: "token.issuer", option: "--token-issuer", isSecret: false),
         Key(name: "token.audience", option: "--token-audience", isSecret: false),
         Key(name: "pools", option: "--pool", isSecret: true),
@@ -145,6 +149,20 @@ extension ServerConfiguration {
                 "the service token key is the user token key, so any user token would pass as a service token",
                 help: "give service tokens a key of their own (`service.hs256.secret`, `service.es256.public.key`)")
         }
+        if let path = config.string(forKey: "signing.key.file") {
+            signingKeyPEM = try Self.read(path, what: "machine signing key")
+        } else if let v = config.string(forKey: "signing.key", isSecret: true) {
+            signingKeyPEM = v
+        }
+        if let pem = signingKeyPEM {
+            do {
+                _ = try MachineSigner(privateKeyPEM: pem)
+            } catch {
+                throw ConfigurationError(
+                    "the machine signing key (set by \(source(config.string(forKey: "signing.key.file") != nil ? "signing.key.file" : "signing.key"))) is not a PEM private key of the curve P-256",
+                    help: "make one with `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out signing.key.pem`")
+            }
+        }
         tokenIssuer = config.string(forKey: "token.issuer")
         tokenAudience = config.string(forKey: "token.audience")
         for entry in config.stringArray(forKey: "pools", isSecret: true) ?? [] {
@@ -188,6 +206,7 @@ extension ServerConfiguration {
         }
         if let v = try span("clock.skew", allowZero: true) { clockSkew = v }
         if let v = try span("clock.max.delay", allowZero: true) { maxEventDelay = v }
+        if let v = try span("machine.validity", allowZero: false) { machineValidity = v }
         if let v = config.string(forKey: "ticket.lifetime") {
             guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
                 throw ConfigurationError("the ticket lifetime `\(v)` is not a duration", help: "write for example `60s` or `2m`")

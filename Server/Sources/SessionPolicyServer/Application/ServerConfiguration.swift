@@ -24,6 +24,11 @@ public struct ServerConfiguration: Sendable {
     public var serviceHS256Secret: String?
     /// The ES256 public key (PEM) service tokens may be signed with.
     public var serviceES256PublicKeyPEM: String?
+    /// The P-256 private key (PEM) the server signs each policy's machine with
+    /// (`GET /v1/policies/{policy}/machine`); without one, that route answers 404.
+    public var signingKeyPEM: String?
+    /// How long a signed machine is valid; the server signs it again when half of it has passed.
+    public var machineValidity = TimeSpan(seconds: 7 * 86_400)
     /// How far in the server's future an event may be dated (the devices' clock error).
     public var clockSkew = TimeSpan(seconds: 300)
     /// How late an event may be delivered: dated at most this long before the server receives it
