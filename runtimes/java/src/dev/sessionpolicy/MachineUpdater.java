@@ -192,7 +192,8 @@ public final class MachineUpdater {
                 break;
             }
         }
-        if (key == null) throw new Refusal("unknown-key", "the envelope is signed with key `" + kid + "`, which is not pinned");
+        // `unpinned-key`, as the envelope vectors say (docs/envelope.md first said `unknown-key`, a machine document's code too)
+        if (key == null) throw new Refusal("unpinned-key", "the envelope is signed with key `" + kid + "`, which is not pinned");
         // 8. the signature, over the ASCII bytes header "." payload as they are in the envelope
         byte[] signature = decode(bytes, dot2 + 1, end);
         String problem = verify(key, bytes, start, dot2, signature);

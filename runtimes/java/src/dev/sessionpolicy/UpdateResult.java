@@ -51,7 +51,7 @@ public final class UpdateResult {
     /**
      * For a refusal, the code of the first check that failed ({@code envelope-too-large},
      * {@code envelope-malformed}, {@code unsupported-envelope}, {@code unsupported-algorithm},
-     * {@code signature-missing}, {@code unknown-key}, {@code bad-signature}, {@code wrong-policy},
+     * {@code signature-missing}, {@code unpinned-key}, {@code bad-signature}, {@code wrong-policy},
      * {@code not-yet-valid}, {@code expired}, {@code machine-refused}, {@code machine-mismatch},
      * {@code rollback}); otherwise {@code null}.
      */

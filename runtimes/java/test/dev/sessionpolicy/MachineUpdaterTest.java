@@ -284,8 +284,8 @@ class MachineUpdaterTest {
             {"{\"alg\":\"HS256\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unsupported-algorithm"},
             {"{\"alg\":\"ES384\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unsupported-algorithm"},
             {"{\"alg\":\"es256\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unsupported-algorithm"},
-            {"{\"alg\":\"ES256\",\"kid\":\"" + kid.toUpperCase() + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unknown-key"},
-            {"{\"alg\":\"ES256\",\"kid\":\"" + key("c").id() + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unknown-key"},
+            {"{\"alg\":\"ES256\",\"kid\":\"" + kid.toUpperCase() + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unpinned-key"},
+            {"{\"alg\":\"ES256\",\"kid\":\"" + key("c").id() + "\",\"typ\":\"sessionpolicy-machine+jws\"}", "unpinned-key"},
             // Members in another order and white space: not canonical, but read (the signature covers the bytes).
             {" {\"typ\" : \"sessionpolicy-machine+jws\", \"kid\":\"" + kid + "\",\n\"alg\":\"ES256\"}\n", null},
             {"\ufeff{\"alg\":\"ES256\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\"}", null},
@@ -315,7 +315,7 @@ class MachineUpdaterTest {
         assertEquals("unsupported-algorithm", refusal(none));
         // An unknown key before the signature is looked at.
         String byC = envelope("c", header("c"), write(payloadOf(machine)));
-        assertEquals("unknown-key", refusal(byC));
+        assertEquals("unpinned-key", refusal(byC));
         MachineUpdater withC = new MachineUpdater(POLICY, Collections.singletonList(key("c")));
         assertEquals(UpdateResult.Kind.INSTALLED, withC.offer(bytes(byC), NOW).kind());
 
@@ -486,7 +486,7 @@ class MachineUpdaterTest {
         refusals.put("unsupported-envelope", envelope("a", header(key("a").id(), "ES256", "JWT"), parts[1]));
         refusals.put("unsupported-algorithm", b64(header(key("a").id(), "none", "sessionpolicy-machine+jws")) + "." + parts[1] + ".");
         refusals.put("signature-missing", parts[0] + "." + parts[1] + ".");
-        refusals.put("unknown-key", envelope("c", header("c"), write(payload(newer, 11, NOW - DAY, NOW + DAY))));
+        refusals.put("unpinned-key", envelope("c", header("c"), write(payload(newer, 11, NOW - DAY, NOW + DAY))));
         refusals.put("bad-signature", withSignature(good, new byte[64]));
         refusals.put("wrong-policy", signed(wrongPolicy));
         refusals.put("not-yet-valid", signed(payload(newer, 11, NOW + DAY, NOW + 2 * DAY)));
