@@ -2,8 +2,9 @@
 # Builds the Java runtime and runs its tests, the conformance suite included.
 #   runtimes/java/test.sh            (from any directory)
 # Compiles the library with --release 11 into build/sessionpolicy.jar (library only), compiles
-# the tests, runs JUnit 5, prints "conformance vectors: N passed, N failed" last, and exits
-# non-zero on any failure. Needs a JDK (11 or later) and JUnit 5's console launcher
+# the tests, runs JUnit 5, prints "envelope vectors: N passed, N failed" (the signed-machine
+# vectors, envelopes.jsonl and keys.jsonl) and "conformance vectors: N passed, N failed" last, and
+# exits non-zero on any failure. Needs a JDK (11 or later) and JUnit 5's console launcher
 # (Debian: apt-get install -y default-jdk-headless junit5). The library itself has no dependency.
 set -eu
 
@@ -48,8 +49,9 @@ javac --release 11 -encoding UTF-8 -d "$build/test-classes" -cp "$build/sessionp
 
 echo "== running the tests"
 summary="$build/conformance-summary.txt"
+envelope_summary="$build/envelope-summary.txt"
 status=0
-java -Dconformance.dir="$spec" -Dconformance.summary="$summary" -jar "$junit" \
+java -Dconformance.dir="$spec" -Dconformance.summary="$summary" -Denvelope.summary="$envelope_summary" -jar "$junit" \
     -cp "$build/test-classes:$build/sessionpolicy.jar" --scan-classpath --disable-banner --details=tree || status=$?
 
 # Kotlin, when kotlinc is installed (Debian: apt-get install -y kotlin; CI installs it): the API
@@ -78,6 +80,16 @@ elif [ -n "${CI:-}" ]; then
     status=1
 fi
 
+if [ -f "$envelope_summary" ]; then
+    echo "envelope vectors: $(cat "$envelope_summary")"
+    case "$(cat "$envelope_summary")" in
+        *" 0 failed") ;;
+        *) status=1 ;;
+    esac
+else
+    echo "envelope vectors: not run" >&2
+    status=1
+fi
 if [ -f "$summary" ]; then
     echo "conformance vectors: $(cat "$summary")"
     case "$(cat "$summary")" in

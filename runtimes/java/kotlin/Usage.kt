@@ -9,6 +9,10 @@ import dev.sessionpolicy.Network
 import dev.sessionpolicy.PolicyMachine
 import dev.sessionpolicy.SessionState
 import dev.sessionpolicy.Timestamp
+import dev.sessionpolicy.MachineUpdater
+import dev.sessionpolicy.SignedMachine
+import dev.sessionpolicy.TrustedKey
+import dev.sessionpolicy.UpdateResult
 import java.io.File
 
 fun main(args: Array<String>) {
@@ -32,4 +36,14 @@ fun main(args: Array<String>) {
         null -> "nothing"
     }
     println("$what ${outcome.reason()} ${user ?: "-"} ${outcome.state().toJson().length}")
+
+    // The signed-machine updater: a pinned key (the conformance suite's test key a), an envelope
+    // refused, nothing held (current() is nullable).
+    val pem = File(File(args[0]).absoluteFile.parentFile.parentFile, "keys/a.pub.pem").readText()
+    val updater = MachineUpdater(machine.name(), listOf(TrustedKey.fromPem(pem)))
+    val result = updater.offer("not an envelope".toByteArray(), System.currentTimeMillis())
+    val held: SignedMachine? = updater.current()
+    val code: String? = result.code()
+    check(result.kind() == UpdateResult.Kind.REFUSED && held == null)
+    println("update ${result.kind()} ${code ?: "-"}")
 }
