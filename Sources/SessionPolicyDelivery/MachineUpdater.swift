@@ -6,7 +6,7 @@ public enum UpdateResult: Sendable {
     /// Verified, and newer than the machine held (or nothing was held): decide with it from now
     /// on, and store its `envelope` bytes.
     case installed(SignedMachine)
-    /// Verified, and the machine held (the same digest): nothing changes.
+    /// Verified, and the machine held (the same digest) with a serial not larger: nothing changes.
     case unchanged
     /// Refused by the check the diagnostic names; the machine held stays in use.
     case refused(Diagnostic)
@@ -38,7 +38,8 @@ public struct MachineUpdater: Sendable {
     /// The machine held: the last one installed or restored, nil before any.
     public private(set) var current: SignedMachine?
 
-    /// An updater for `policy` that trusts `keys`. Throws `invalid-key` when `keys` is empty.
+    /// An updater for `policy` that trusts `keys`. Throws `invalid-key` when `keys` is empty,
+    /// `invalid-value` for a negative tolerance.
     public init(policy: String, keys: [TrustedKey], toleranceMilliseconds: Int64 = defaultToleranceMilliseconds) throws(DiagnosticError) {
         guard !keys.isEmpty else {
             throw DiagnosticError([
@@ -47,9 +48,16 @@ public struct MachineUpdater: Sendable {
                     help: "pin the public key the machines are signed with; unsigned machines are never installed")
             ])
         }
+        guard toleranceMilliseconds >= 0 else {
+            throw DiagnosticError([
+                Diagnostic.error(
+                    .invalidValue, "the clock tolerance is \(toleranceMilliseconds) ms, less than 0", at: nil,
+                    help: "give 0 or more milliseconds; the default is 10 minutes")
+            ])
+        }
         self.policy = policy
         self.keys = keys
-        self.toleranceMilliseconds = max(0, toleranceMilliseconds)
+        self.toleranceMilliseconds = toleranceMilliseconds
     }
 
     /// Restores the envelope an app stored (or shipped): every check but the validity times,
@@ -70,20 +78,20 @@ public struct MachineUpdater: Sendable {
         }
     }
 
-    /// Check 17: a larger serial installs; the machine held is unchanged; anything else is a rollback.
+    /// Check 17: a larger serial installs (the same machine too: the serial held moves up, so an
+    /// older envelope cannot come back); the same machine with a serial not larger changes
+    /// nothing; anything else is a rollback.
     private mutating func install(_ signed: SignedMachine) -> UpdateResult {
-        if let held = current {
+        if let held = current, signed.serial <= held.serial {
             if signed.digest == held.digest { return .unchanged }
-            if signed.serial <= held.serial {
-                return .refused(
-                    Diagnostic.error(
-                        .rollback,
-                        "the envelope's serial \(signed.serial) is not larger than the serial \(held.serial) of the machine held, and its machine is another",
-                        at: nil,
-                        help: signed.serial == held.serial
-                            ? "a serial names one machine; sign the new machine with a larger serial"
-                            : "an older machine is never installed over a newer one; the machine held stays in use"))
-            }
+            return .refused(
+                Diagnostic.error(
+                    .rollback,
+                    "the envelope's serial \(signed.serial) is not larger than the serial \(held.serial) of the machine held, and its machine is another",
+                    at: nil,
+                    help: signed.serial == held.serial
+                        ? "a serial names one machine; sign the new machine with a larger serial"
+                        : "an older machine is never installed over a newer one; the machine held stays in use"))
         }
         current = signed
         return .installed(signed)

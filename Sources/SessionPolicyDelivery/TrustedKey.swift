@@ -57,14 +57,18 @@ public struct TrustedKey: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(der) }
 }
 
-/// PEM text (RFC 7468): the base64 between a `BEGIN` and an `END` line of one label.
+/// PEM text (RFC 7468), read strictly (docs/envelope.md, "Keys"): one block and nothing but
+/// white space around it; inside, white space is ignored and the rest must be the one base64
+/// text of its bytes (padding as needed, unused bits zero).
 enum PEM {
-    /// The DER bytes of the first block labelled `label`, or nil.
+    /// The DER bytes of the text when it is one block labelled `label`, or nil.
     static func body(of text: String, label: String) -> [UInt8]? {
         let begin = "-----BEGIN \(label)-----", end = "-----END \(label)-----"
-        guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex)
-        else { return nil }
-        let base64 = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
-        return Data(base64Encoded: String(base64)).map { [UInt8]($0) }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix(begin), trimmed.hasSuffix(end), trimmed.count >= begin.count + end.count else { return nil }
+        let inner = trimmed.dropFirst(begin.count).dropLast(end.count)
+        let base64 = String(inner.filter { !$0.isWhitespace })
+        guard !base64.contains("-"), let data = Data(base64Encoded: base64), data.base64EncodedString() == base64 else { return nil }
+        return [UInt8](data)
     }
 }

@@ -243,6 +243,11 @@ struct EnvelopeConformanceTests {
             Vector(
                 id: "a payload character changed", envelope: h + "." + flip(p, at: p.count / 2) + "." + s, want: refused("bad-signature")))
         v.append(Vector(id: "a signature character changed", envelope: h + "." + p + "." + flip(s, at: 10), want: refused("bad-signature")))
+        // With the machine whole: a runtime that skipped the signature would install this one.
+        v.append(
+            Vector(
+                id: "a signature character changed, the machine whole", envelope: full[0] + "." + full[1] + "." + flip(full[2], at: 10),
+                want: refused("bad-signature")))
         v.append(
             Vector(id: "a signature of 63 bytes", envelope: h + "." + p + "." + b64(signature.dropLast()), want: refused("bad-signature")))
         v.append(
@@ -376,9 +381,17 @@ struct EnvelopeConformanceTests {
         v.append(Vector(id: "the same envelope again", after: held, envelope: good, want: unchanged))
         v.append(
             Vector(
+                id: "a larger serial, the same machine (the serial held moves up)", after: held,
+                envelope: try withPayload(payload(m1, serial: 101)), want: installed(101, m1)))
+        v.append(
+            Vector(
                 id: "another machine, expired", now: t0 + 60 * day,
                 envelope: try withPayload(payload(m2, serial: 101, small: true)), want: refused("expired")))
         // Restored.
+        v.append(
+            Vector(
+                id: "restored over a machine held: a smaller serial, another machine", after: held, restore: true,
+                envelope: try withPayload(payload(m2, serial: 99)), want: refused("rollback")))
         v.append(
             Vector(
                 id: "restored: a payload character changed", restore: true, envelope: h + "." + flip(p, at: 40) + "." + s,
@@ -398,6 +411,11 @@ struct EnvelopeConformanceTests {
         var lines: [String] = []
         for name in ["a", "b", "c"] {
             lines.append(#"{"id":\#(json(name)),"pem":\#(json(try text("keys/\(name).pub.pem"))),"key_id":"\#(try keyID(name))"}"#)
+        }
+        // The same key a, written otherwise (CRLF line ends, white space around the block).
+        for file in try FileManager.default.contentsOfDirectory(atPath: path("keys/accepted")).sorted() {
+            lines.append(
+                #"{"id":\#(json("accepted/" + file)),"pem":\#(json(try text("keys/accepted/\(file)"))),"key_id":"\#(try keyID("a"))"}"#)
         }
         let refused = try FileManager.default.contentsOfDirectory(atPath: path("keys/refused")).sorted()
         for file in refused {
