@@ -172,28 +172,38 @@ const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
 const BASE64_VALUE = new Int16Array(128).fill(-1);
 for (let i = 0; i < 64; i++) BASE64_VALUE[BASE64.charCodeAt(i)] = i;
 
+/** Unicode white space (U+0009-U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). */
+function isWhiteSpace(c) {
+  return (
+    (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+  );
+}
+
 /**
- * The DER inside a PEM `PUBLIC KEY` block (RFC 7468): ASCII white space around the block and
- * between the base64 characters (which must be padded with `=` and have no stray bits) is
- * allowed; nothing else (no text before or after, no headers, no other label). Throws an
- * `Error` saying what is wrong.
+ * The DER of the first PEM `PUBLIC KEY` block of `pem` (RFC 7468: text before and after the
+ * block is ignored): the base64 between `-----BEGIN PUBLIC KEY-----` and `-----END PUBLIC
+ * KEY-----`, white space ignored, padded with `=` and without stray bits. Throws an `Error`
+ * saying what is wrong (no such block, a private key, not base64).
  */
 export function derFromPEM(pem) {
   if (typeof pem !== 'string') throw new Error('the key is not a string');
-  const text = pem.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
   const begin = '-----BEGIN PUBLIC KEY-----';
   const end = '-----END PUBLIC KEY-----';
-  if (!text.startsWith(begin) || !text.endsWith(end) || text.length < begin.length + end.length) {
-    const label = /^-----BEGIN ([A-Z0-9 ]+)-----/.exec(text);
-    if (label !== null) throw new Error(`the PEM block is a ${label[1]}, not a PUBLIC KEY`);
-    throw new Error('the key is not PEM (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----)');
+  const from = pem.indexOf(begin);
+  const to = from < 0 ? -1 : pem.indexOf(end, from + begin.length);
+  if (to < 0) {
+    if (/-----BEGIN (EC |ENCRYPTED )?PRIVATE KEY-----/.test(pem)) {
+      throw new Error('this is a private key; an app pins the public key, and never holds the private one');
+    }
+    throw new Error('the key is not a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----)');
   }
-  const body = text.slice(begin.length, text.length - end.length);
+  const body = pem.slice(from + begin.length, to);
   const values = [];
   let padding = 0;
   for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i);
-    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (isWhiteSpace(c)) continue;
     if (c === 0x3d) {
       padding += 1;
       continue;
@@ -211,7 +221,7 @@ export function derFromPEM(pem) {
   let acc = 0;
   let bits = 0;
   for (const v of values) {
-    acc = (acc << 6) | v;
+    acc = ((acc << 6) | v) & 0xfff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;

@@ -3121,16 +3121,20 @@ export class MachineUpdater {
       return refused('machine-mismatch', `the machine is policy \`${machine.name}\`, the payload names \`${policy}\``);
     }
 
-    // 17. Against the envelope held (not when restoring).
+    // 17. Against the envelope held (not when restoring): the machine held, whatever the serial,
+    // is `unchanged` (a server that signed it again later, the same envelope fetched again);
+    // another machine needs a larger serial.
     const held = this._current;
-    if (now !== null && held !== null && serial <= held.serial) {
+    if (now !== null && held !== null) {
       if (digest === held.digest) return Object.freeze({ result: 'unchanged' });
-      return refused(
-        'rollback',
-        serial === held.serial
-          ? `serial ${serial} is the installed one's, with another machine (${digest}, installed ${held.digest})`
-          : `serial ${serial} is older than the installed one (${held.serial})`,
-      );
+      if (serial <= held.serial) {
+        return refused(
+          'rollback',
+          serial === held.serial
+            ? `serial ${serial} is the installed one's, with another machine (${digest}, installed ${held.digest})`
+            : `serial ${serial} is older than the installed one's (${held.serial}), with another machine`,
+        );
+      }
     }
 
     const text = latin(b, start, end);

@@ -225,7 +225,12 @@ test('public keys: the SPKI of P-256 only, the point uncompressed and on the cur
   assert.equal(invalid(toPEM(Uint8Array.from([...der, 0]))), 'invalid-key');
   assert.equal(invalid(Buffer.from(der).toString('base64')), 'invalid-key'); // base64 without the PEM lines
   assert.equal(invalid(a.replace('PUBLIC KEY', 'CERTIFICATE')), 'invalid-key');
-  assert.equal(invalid('garbage\n' + a), 'invalid-key');
+  // RFC 7468: text around the block is ignored; white space inside the base64 too.
+  assert.equal(invalid('Key a, test only\n' + a + 'the end\n'), 'accepted');
+  assert.equal(invalid(a.replace(/\n(?!-)/g, '\u00a0\t\n  ')), 'accepted');
+  assert.equal(keyId('Key a\n' + a), keyId(a));
+  assert.equal(invalid(a.replace('-----END', '-----FIN')), 'invalid-key');
+  assert.equal(invalid(a.replace('-----END PUBLIC KEY-----', '')), 'invalid-key');
   assert.equal(invalid(a.replace(/=/, '')), 'invalid-key'); // padding removed
   assert.equal(invalid(a.replace('MFkw', 'MF!w')), 'invalid-key');
   assert.equal(invalid(''), 'invalid-key');
