@@ -318,7 +318,7 @@ export type EnvelopeRefusalCode =
   | 'unsupported-envelope'
   | 'unsupported-algorithm'
   | 'signature-missing'
-  | 'unknown-key'
+  | 'unpinned-key'
   | 'bad-signature'
   | 'wrong-policy'
   | 'not-yet-valid'

@@ -3044,7 +3044,7 @@ export class MachineUpdater {
     if (second + 1 === end) return refused('signature-missing', 'the envelope has no signature');
     const key = this._keys.find((k) => sameText(h.kid, k.id));
     if (key === undefined) {
-      return refused('unknown-key', `the envelope is signed with key \`${h.kid}\`, which is not pinned (pinned: ${this.keyIds.join(', ')})`);
+      return refused('unpinned-key', `the envelope is signed with key \`${h.kid}\`, which is not pinned (pinned: ${this.keyIds.join(', ')})`);
     }
     if (signatureBytes.length !== 64) {
       return refused('bad-signature', `the signature is ${signatureBytes.length} bytes, not 64 (r and s)`);

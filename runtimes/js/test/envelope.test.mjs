@@ -194,14 +194,14 @@ test('4 and 5: typ, then alg (none, HS256, ES384 refused), before the signature 
   }
 });
 
-test('6 and 7: an empty signature is signature-missing; a kid not pinned is unknown-key', () => {
+test('6 and 7: an empty signature is signature-missing; a kid not pinned is unpinned-key', () => {
   assert.equal(offered(make({ signature: '' })), 'signature-missing');
   assert.equal(offered(make({ signature: '', kid: 'nobody' })), 'signature-missing');
-  assert.equal(offered(make({ key: 'b' })), 'unknown-key');
+  assert.equal(offered(make({ key: 'b' })), 'unpinned-key');
   assert.equal(offered(make({ key: 'b' }), { keys: ['a', 'b'] }), 'installed');
-  assert.equal(offered(make({ key: 'c' }), { keys: ['a', 'b'] }), 'unknown-key');
-  assert.equal(offered(make({ kid: keyId(pub('a')).toUpperCase() })), 'unknown-key');
-  assert.equal(offered(make({ kid: '' })), 'unknown-key');
+  assert.equal(offered(make({ key: 'c' }), { keys: ['a', 'b'] }), 'unpinned-key');
+  assert.equal(offered(make({ kid: keyId(pub('a')).toUpperCase() })), 'unpinned-key');
+  assert.equal(offered(make({ kid: '' })), 'unpinned-key');
 });
 
 test('8: the signature: 64 bytes, r and s in [1, n-1], verifying with the named key over the signed bytes', () => {
@@ -373,7 +373,7 @@ test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => 
   const future = make({ payload: { issued_at: NOW + 365 * DAY, expires_at: NOW + 400 * DAY } });
   assert.equal(updater().restore(future).result, 'installed');
   // The other checks apply.
-  assert.equal(updater().restore(make({ key: 'b' })).code, 'unknown-key');
+  assert.equal(updater().restore(make({ key: 'b' })).code, 'unpinned-key');
   assert.equal(updater().restore(make({ signature: (s) => { const o = s.slice(); o[5] ^= 4; return o; } })).code, 'bad-signature');
   assert.equal(updater().restore(make({ payload: { policy: 'spendiq' } })).code, 'wrong-policy');
   assert.equal(updater().restore(make({ payload: { digest: OTHER.digest } })).code, 'machine-mismatch');
@@ -402,7 +402,7 @@ test('after every refusal the updater keeps the machine it had', () => {
     ['unsupported-envelope', make({ header: { typ: 'JWT' }, payload: other })],
     ['unsupported-algorithm', make({ header: { alg: 'none' }, payload: other, signature: '' })],
     ['signature-missing', make({ payload: other, signature: '' })],
-    ['unknown-key', make({ key: 'c', payload: other })],
+    ['unpinned-key', make({ key: 'c', payload: other })],
     ['bad-signature', make({ key: 'b', kid: keyId(pub('a')), payload: other })],
     ['envelope-malformed', make({ payload: '[]' })],
     ['unsupported-envelope', make({ payload: { ...other, format: 'x' } })],
