@@ -305,3 +305,98 @@ export function sha256(input: Uint8Array | string): Uint8Array;
 export function sha256Hex(input: Uint8Array | string): string;
 /** The UTF-8 bytes of a string. */
 export function utf8Encode(text: string): Uint8Array;
+
+// Signed machines (docs/envelope.md)
+
+/** The envelope's payload format. */
+export const ENVELOPE_FORMAT: 'sessionpolicy-envelope/1';
+
+/** The code of a refused envelope: the first failed check of docs/envelope.md. */
+export type EnvelopeRefusalCode =
+  | 'envelope-too-large'
+  | 'envelope-malformed'
+  | 'unsupported-envelope'
+  | 'unsupported-algorithm'
+  | 'signature-missing'
+  | 'unpinned-key'
+  | 'bad-signature'
+  | 'wrong-policy'
+  | 'not-yet-valid'
+  | 'expired'
+  | 'machine-refused'
+  | 'machine-mismatch'
+  | 'rollback';
+
+/** An envelope: its text, or its bytes (as fetched or stored). */
+export type EnvelopeInput = string | Uint8Array | ArrayBuffer;
+
+/** The envelope an updater holds: the machine it decides with, and where it came from. */
+export interface InstalledEnvelope {
+  /** The policy's name, as the payload writes it. */
+  readonly policy: string;
+  readonly serial: number;
+  /** Milliseconds since the epoch. */
+  readonly issuedAt: number;
+  /** Milliseconds since the epoch. */
+  readonly expiresAt: number;
+  /** The machine's digest (`sha256:...`). */
+  readonly digest: string;
+  /** The id of the pinned key that signed it. */
+  readonly keyId: string;
+  /** The envelope's text (without surrounding white space): store it, restore it at the next start. */
+  readonly envelope: string;
+  /** The machine to decide with. */
+  readonly machine: PolicyMachine;
+}
+
+export interface UpdateInstalled {
+  readonly result: 'installed';
+  readonly machine: PolicyMachine;
+  readonly serial: number;
+  readonly digest: string;
+  /** The text to store. */
+  readonly envelope: string;
+}
+export interface UpdateUnchanged {
+  readonly result: 'unchanged';
+}
+export interface UpdateRefused {
+  readonly result: 'refused';
+  readonly code: EnvelopeRefusalCode;
+  readonly message: string;
+}
+/** What an updater did with an envelope. */
+export type UpdateResult = UpdateInstalled | UpdateUnchanged | UpdateRefused;
+
+export interface MachineUpdaterOptions {
+  /** The policy's name the app expects (the machine's `name`). */
+  policy: string;
+  /** The pinned public keys, PEM `PUBLIC KEY` (P-256, the point uncompressed): at least one. */
+  keys: readonly string[];
+  /** The device clock's tolerance in milliseconds; 600000 (10 minutes) unless given. */
+  tolerance?: number;
+}
+
+/**
+ * Verifies signed machines (`sessionpolicy-envelope/1`) against pinned keys before it installs
+ * one; after a refusal it keeps the machine it had. Reads no clock and does no I/O.
+ */
+export class MachineUpdater {
+  /** Throws `SessionPolicyError` `invalid-key` for a key that is not a P-256 public key, or no key. */
+  constructor(options: MachineUpdaterOptions);
+  readonly policy: string;
+  readonly tolerance: number;
+  /** The pinned keys' ids, in the order given. */
+  readonly keyIds: readonly string[];
+  /** The installed envelope, or null. */
+  readonly current: InstalledEnvelope | null;
+  /** The machine to decide with (`current.machine`), or null. */
+  readonly machine: PolicyMachine | null;
+  /** Restores the stored envelope at start: every check but the times (13, 14) and the serial (17). */
+  restore(envelope: EnvelopeInput): UpdateInstalled | UpdateRefused;
+  /** Offers a fetched envelope at `nowMillis` (the device's clock): every check. */
+  offer(envelope: EnvelopeInput, nowMillis: number): UpdateResult;
+}
+
+/** The key id of a P-256 public key in PEM: the lowercase hex SHA-256 of its DER. Throws `invalid-key`. */
+export function keyId(pem: string): string;

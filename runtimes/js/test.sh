@@ -1,7 +1,9 @@
 #!/bin/sh
-# Runs the JavaScript runtime's tests: `node --test` (conformance, documents, SHA-256, API),
-# the type check of sessionpolicy.d.ts when `tsc` is installed, and the conformance suite on its
-# own, whose last line is "N passed, N failed". Exits non-zero on any failure.
+# Runs the JavaScript runtime's tests: `node --test` (conformance, documents, SHA-256, API,
+# P-256, the machine updater), the type check of sessionpolicy.d.ts when `tsc` is installed, the
+# conformance suite on its own, whose last line is "N passed, N failed", and the signed-machine
+# vectors ("envelope vectors: N passed, N failed"; skipped while the suite does not hold
+# envelopes.jsonl). Exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")" || exit 2
 status=0
@@ -21,4 +23,7 @@ fi
 
 echo "== conformance suite"
 node conformance.mjs || status=1
+
+echo "== signed-machine vectors"
+node envelope-conformance.mjs || status=1
 exit $status

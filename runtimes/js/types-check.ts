@@ -59,3 +59,48 @@ new SessionState({ state: 'flying' });
 new PolicyMachine();
 
 console.log(name, digest, reveals, format, decision, bytes, delay, notices, steps, text, week, fromObjects);
+
+// Signed machines.
+import { MachineUpdater, UpdateResult, InstalledEnvelope, EnvelopeRefusalCode, keyId, ENVELOPE_FORMAT } from '@sessionpolicy/runtime';
+
+declare const pinnedPEM: string;
+declare const fetchedBytes: Uint8Array;
+declare function load(key: string): string | null;
+
+const updater = new MachineUpdater({ policy: 'spendiq', keys: [pinnedPEM] });
+const withTolerance = new MachineUpdater({ policy: 'spendiq', keys: [pinnedPEM], tolerance: 60_000 });
+const stored = load('machine-envelope');
+if (stored !== null) {
+  const restored = updater.restore(stored);
+  if (restored.result === 'refused') console.log(restored.code, restored.message);
+}
+const result: UpdateResult = updater.offer(fetchedBytes, Date.now());
+switch (result.result) {
+  case 'installed':
+    store('machine-envelope', result.envelope);
+    console.log(result.machine.digest, result.serial);
+    break;
+  case 'unchanged':
+    break;
+  case 'refused': {
+    const refusal: EnvelopeRefusalCode = result.code;
+    console.log(refusal, result.message);
+    break;
+  }
+}
+const held: InstalledEnvelope | null = updater.current;
+const deciding: PolicyMachine | null = updater.machine;
+if (held !== null) {
+  const o: Outcome = held.machine.evaluate(state, event);
+  console.log(held.serial, held.issuedAt, held.expiresAt, held.keyId, held.digest, held.policy, o);
+}
+const id: string = keyId(pinnedPEM);
+const envelopeFormat: 'sessionpolicy-envelope/1' = ENVELOPE_FORMAT;
+const ids: readonly string[] = withTolerance.keyIds;
+// @ts-expect-error: the keys are a list
+new MachineUpdater({ policy: 'spendiq', keys: pinnedPEM });
+// @ts-expect-error: offer needs the time
+updater.offer(fetchedBytes);
+// @ts-expect-error: restore never says unchanged
+const never: 'unchanged' = updater.restore(fetchedBytes).result;
+console.log(id, envelopeFormat, ids, deciding, never);
