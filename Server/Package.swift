@@ -105,6 +105,7 @@ let package = Package(
                 .product(name: "SessionPolicyCheck", package: "SessionPolicy"),
                 .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -69,6 +69,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "How long a signed machine is valid, e.g. 7d; signed again at half [SESSIONPOLICY_MACHINE_VALIDITY] (default: 7d).")
     var machineValidity: String?
 
+    @Option(
+        help: """
+            How long the decision log keeps each decision, e.g. 90d; 0 keeps no decision log \
+            [SESSIONPOLICY_DECISION_LOG_RETENTION] (default: 90d).
+            """)
+    var decisionLogRetention: String?
+
+    @Option(help: "Also write every decision as a JSON line to `stdout` or this file [SESSIONPOLICY_DECISION_LOG] (default: none).")
+    var decisionLog: String?
+
+    @Flag(help: "In those lines, write the user id as its SHA-256 [SESSIONPOLICY_DECISION_LOG_HASH_USERS=true].")
+    var decisionLogHashUsers = false
+
     @Option(help: "How far in the server's future an event may be dated, e.g. 5m [SESSIONPOLICY_CLOCK_SKEW] (default: 5m).")
     var clockSkew: String?
 
@@ -135,6 +148,7 @@ struct Serve: AsyncParsableCommand {
             ("log.level", logLevel), ("service.hs256.secret.file", serviceHs256SecretFile),
             ("service.es256.public.key.file", serviceEs256PublicKey), ("clock.skew", clockSkew),
             ("clock.max.delay", clockMaxDelay), ("signing.key.file", signingKey), ("machine.validity", machineValidity),
+            ("decision.log.retention", decisionLogRetention), ("decision.log", decisionLog),
         ]
         for case let (key, value?) in strings { v[key] = .string(value) }
         let ints: [(String, Int?)] = [
@@ -143,6 +157,7 @@ struct Serve: AsyncParsableCommand {
         for case let (key, value?) in ints { v[key] = .int(value) }
         if let reloadInterval { v["reload.interval"] = .double(reloadInterval) }
         if !pool.isEmpty { v["pools"] = .stringArray(pool) }
+        if decisionLogHashUsers { v["decision.log.hash.users"] = .bool(true) }
         if !app.isEmpty { v["apps"] = .stringArray(app) }
         return v
     }

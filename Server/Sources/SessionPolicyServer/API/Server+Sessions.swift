@@ -67,12 +67,24 @@ extension Server {
         event.device.id = key.device
         let input = event
         let applied = try await stored("update_session") {
-            try await SessionService(store: store, clock: { received }).apply(input, to: key, policy: policy)
+            try await SessionService(store: store, clock: { received }).apply(
+                input, to: key, policy: policy, digest: decisionLogDigest(policy.name))
         }
         metrics.decided(policy: policy.name, applied.outcome)
+        streamDecision(key, input, received: received, applied)
         return SessionEventResponse(
             deviceSessionsEnded: applied.deviceSessionsEnded, outcome: applied.outcome, policy: policy.name,
             receivedAt: received, revision: applied.revision)
+    }
+
+    /// Writes the decision to the decision stream (`--decision-log`), when there is one.
+    func streamDecision(_ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied) {
+        guard let decisionStream else { return }
+        let digest = policies.entry(named: key.policy)?.machineDigest ?? "unknown"
+        decisionStream.write(
+            DecisionRecord(
+                key: key, digest: digest, revision: applied.revision, event: event, serverTime: received, outcome: applied.outcome),
+            event: event)
     }
 
     /// Refuses an event dated beyond the allowed clock skew in the server's future, or delivered
@@ -148,9 +160,11 @@ extension Server {
             let key = SessionKey(policy: policy.name, user: user, device: device)
             let event = Event(.tokensRevoked, at: now, user: user, device: .init(id: device))
             let applied = try await stored("update_session") {
-                try await SessionService(store: store, clock: { now }).apply(event, to: key, policy: policy)
+                try await SessionService(store: store, clock: { now }).apply(
+                    event, to: key, policy: policy, digest: decisionLogDigest(policy.name))
             }
             metrics.decided(policy: policy.name, applied.outcome)
+            streamDecision(key, event, received: now, applied)
             ended.append(
                 .init(
                     device: device, outcome: applied.outcome, revision: applied.revision,

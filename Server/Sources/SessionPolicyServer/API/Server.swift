@@ -18,6 +18,8 @@ struct Server: Sendable {
     let detectPerDevice: RateLimiter
     /// Each policy's signed machine, when the server has a signing key.
     let machines: SignedMachines?
+    /// Where every decision is also written as a JSON line (`--decision-log`), if anywhere.
+    let decisionStream: DecisionStream?
     let clock: @Sendable () -> Timestamp
 
     /// Every route: method, path (`{name}` for parameters) and handler. docs/openapi.yaml
@@ -34,6 +36,8 @@ struct Server: Sendable {
         Route(.get, "/v1/policies/{policy}/sessions/{user}") { $0.listSessions },
         Route(.post, "/v1/policies/{policy}/sessions/{user}/revoke") { $0.revokeSessions },
         Route(.delete, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.deleteSession },
+        Route(.get, "/v1/policies/{policy}/sessions/{user}/{device}/history") { $0.sessionHistory },
+        Route(.get, "/v1/users/{user}/decisions") { $0.userDecisions },
         Route(.post, "/v1/device-sessions") { $0.createDeviceSession },
         Route(.post, "/v1/device-sessions/detect") { $0.detectDeviceSession },
         Route(.post, "/v1/device-sessions/exchange") { $0.exchangeTicket },
@@ -61,6 +65,12 @@ struct Server: Sendable {
                 return { request, context in try await handle(request, context).response(from: request, context: context) }
             }
         }
+    }
+
+    /// The digest to record a decision of `policy` with, or nil when the decision log is off.
+    func decisionLogDigest(_ policy: String) -> String? {
+        guard configuration.decisionLogRetention.seconds > 0 else { return nil }
+        return policies.entry(named: policy)?.machineDigest
     }
 
     /// The policy named in the path, or a 404 naming the ones that serve.

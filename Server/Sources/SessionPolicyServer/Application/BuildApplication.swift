@@ -51,6 +51,9 @@ public func buildApplication(
         machines: try configuration.signingKeyPEM.map {
             SignedMachines(signer: try MachineSigner(privateKeyPEM: $0), validity: configuration.machineValidity)
         },
+        decisionStream: try configuration.decisionLogStream.map {
+            try DecisionStream($0, hashUsers: configuration.decisionLogHashUsers)
+        },
         clock: clock)
 
     let router = Router(context: ServerRequestContext.self)
@@ -69,7 +72,7 @@ public func buildApplication(
     var services: [any Service] = [
         PolicyWatcher(
             registry: policies, interval: configuration.reloadInterval, metrics: metrics, logger: logger, onSignal: handleSignals),
-        StoreJanitor(store: store, clock: clock, logger: logger),
+        StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]
     if let service = store as? any Service { services.insert(service, at: 0) }
     var app = Application(
@@ -94,11 +97,15 @@ public func buildApplication(
     return app
 }
 
-/// Deletes expired tickets and device sessions every minute, and closes the store at shutdown.
+/// Deletes expired tickets and device sessions every minute, and decision log records older than
+/// the retention (in batches, so writers never wait for a long delete); closes the store at shutdown.
 struct StoreJanitor: Service {
     let store: any SessionStore
     let clock: @Sendable () -> Timestamp
+    let decisionLogRetention: TimeSpan
     let logger: Logger
+    /// Records deleted per statement.
+    static let batch = 1000
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -106,9 +113,30 @@ struct StoreJanitor: Service {
                 try? await Task.sleep(for: .seconds(60))
                 if Task.isCancelled { break }
                 _ = try? await store.purgeExpired(now: clock())
+                if decisionLogRetention.seconds > 0 {
+                    do {
+                        let n = try await Self.purgeDecisions(store, before: clock().adding(TimeSpan(seconds: -decisionLogRetention.seconds)))
+                        if n > 0 { logger.info("decision log purged", metadata: ["records": "\(n)", "retention": "\(decisionLogRetention)"]) }
+                    } catch {
+                        logger.error("decision log purge failed", metadata: ["error": "\(error)"])
+                    }
+                }
             }
         }
         await store.close()
+    }
+
+    /// Deletes every record received before `cutoff`, `batch` at a time, letting other writes
+    /// in between; how many.
+    static func purgeDecisions(_ store: any SessionStore, before cutoff: Timestamp) async throws -> Int {
+        var total = 0
+        while !Task.isCancelled {
+            let n = try await store.purgeDecisions(before: cutoff, limit: batch)
+            total += n
+            if n < batch { break }
+            await Task.yield()
+        }
+        return total
     }
 }
 

@@ -42,6 +42,9 @@ extension ServerConfiguration {
         Key(name: "signing.key", option: nil, isSecret: true),
         Key(name: "signing.key.file", option: "--signing-key", isSecret: false),
         Key(name: "machine.validity", option: "--machine-validity", isSecret: false),
+        Key(name: "decision.log.retention", option: "--decision-log-retention", isSecret: false),
+        Key(name: "decision.log", option: "--decision-log", isSecret: false),
+        Key(name: "decision.log.hash.users", option: "--decision-log-hash-users", isSecret: false),
         Key(name: "token.issuer", option: "--token-issuer", isSecret: false),
         Key(name: "token.audience", option: "--token-audience", isSecret: false),
         Key(name: "pools", option: "--pool", isSecret: true),
@@ -207,6 +210,12 @@ extension ServerConfiguration {
         if let v = try span("clock.skew", allowZero: true) { clockSkew = v }
         if let v = try span("clock.max.delay", allowZero: true) { maxEventDelay = v }
         if let v = try span("machine.validity", allowZero: false) { machineValidity = v }
+        if let v = try span("decision.log.retention", allowZero: true) { decisionLogRetention = v }
+        if let v = config.string(forKey: "decision.log") {
+            guard !v.isEmpty else { throw ConfigurationError("`decision.log` is empty", help: "give `stdout` or a file's path") }
+            decisionLogStream = v
+        }
+        if let v = config.bool(forKey: "decision.log.hash.users") { decisionLogHashUsers = v }
         if let v = config.string(forKey: "ticket.lifetime") {
             guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
                 throw ConfigurationError("the ticket lifetime `\(v)` is not a duration", help: "write for example `60s` or `2m`")

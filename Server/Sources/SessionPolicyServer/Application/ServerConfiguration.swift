@@ -29,6 +29,12 @@ public struct ServerConfiguration: Sendable {
     public var signingKeyPEM: String?
     /// How long a signed machine is valid; the server signs it again when half of it has passed.
     public var machineValidity = TimeSpan(seconds: 7 * 86_400)
+    /// How long the decision log keeps a record; 0 keeps no decision log.
+    public var decisionLogRetention = TimeSpan(seconds: 90 * 86_400)
+    /// Where every decision is also written as one JSON line: `stdout`, a file's path, or nil.
+    public var decisionLogStream: String?
+    /// Whether the streamed lines carry the user id hashed (SHA-256) instead of as it is.
+    public var decisionLogHashUsers = false
     /// How far in the server's future an event may be dated (the devices' clock error).
     public var clockSkew = TimeSpan(seconds: 300)
     /// How late an event may be delivered: dated at most this long before the server receives it

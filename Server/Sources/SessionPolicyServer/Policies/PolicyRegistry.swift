@@ -23,6 +23,17 @@ public final class PolicyRegistry: Sendable {
         public var digest: String
         /// When this version was loaded (server clock).
         public var loadedAt: Date
+        /// The digest of its machine document (`sha256:...`), which the decision log records.
+        public var machineDigest: String
+
+        init(policy: CompiledPolicy, file: String, digest: String, loadedAt: Date) {
+            self.policy = policy
+            self.file = file
+            self.digest = digest
+            self.loadedAt = loadedAt
+            let document = policy.machineDocument
+            self.machineDigest = (try? PolicyMachine(document: Data(document.utf8)).digest) ?? "unknown"
+        }
     }
 
     /// A file with a problem now: it does not compile, it names a policy another file already
@@ -74,6 +85,11 @@ public final class PolicyRegistry: Sendable {
     /// The policy named `name`, if one serves.
     public func policy(named name: String) -> CompiledPolicy? {
         state.withLockedValue { $0.policies[name]?.policy }
+    }
+
+    /// The served entry of policy `name`.
+    public func entry(named name: String) -> Entry? {
+        state.withLockedValue { $0.policies[name] }
     }
 
     /// Whether the directory changed since the last reload (cheap: names, sizes and times).

@@ -46,8 +46,19 @@ public struct SessionService: Sendable {
     /// stores the new state atomically (a session's events are serialized; none is lost), then
     /// ends the device sessions the decision ends. The event must already be the session's: its
     /// user and device are the key's.
-    public func apply(_ event: Event, to key: SessionKey, policy: CompiledPolicy) async throws -> Applied {
-        let (saved, outcome) = try await store.updateSession(key, now: clock()) { old in
+    ///
+    /// With `digest` (the machine's), the decision is appended to the decision log in the same
+    /// transaction as the state.
+    public func apply(_ event: Event, to key: SessionKey, policy: CompiledPolicy, digest: String? = nil) async throws -> Applied {
+        let now = clock()
+        var log: (@Sendable (Outcome) -> DecisionRecord?)?
+        if let digest {
+            log = { @Sendable (outcome: Outcome) -> DecisionRecord? in
+                DecisionRecord(key: key, digest: digest, event: event, serverTime: now, outcome: outcome)
+            }
+        }
+        let record = log
+        let (saved, outcome) = try await store.updateSession(key, now: now, log: record) { old in
             let state = old?.state ?? SessionState(user: key.user, device: key.device)
             let outcome = policy.evaluate(state, event)
             return (outcome.state, outcome)

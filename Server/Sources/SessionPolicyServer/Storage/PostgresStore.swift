@@ -85,20 +85,23 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
+        _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         for _ in 0..<Self.maxAttempts {
             let old = try await remembered(key)
             let (state, result) = try update(old?.session)
             let stored = StoredSession(state: state, revision: (old?.session.revision ?? 0) + 1, updatedAt: now)
             let text = StoredJSON.encode(state)
-            if try await write(key, stored, text: text, over: old) {
+            var record = log?(result)
+            record?.revision = stored.revision
+            if try await write(key, stored, text: text, over: old, record: record) {
                 remember(key, stored, text: text)
                 return (stored, result)
             }
             forget(key)
         }
-        return try await lockedUpdate(key, now: now, update)
+        return try await lockedUpdate(key, now: now, log: log, update)
     }
 
     /// The session as this server last saw it, or as stored now when it has not seen it.
@@ -128,14 +131,15 @@ public final class PostgresStore: SessionStore, Service {
     /// Writes `stored` if the row is still `old` (no row when `old` is nil), in the next group.
     /// False when the row has changed.
     private func write(
-        _ key: SessionKey, _ stored: StoredSession, text: String, over old: (session: StoredSession, text: String)?
+        _ key: SessionKey, _ stored: StoredSession, text: String, over old: (session: StoredSession, text: String)?,
+        record: DecisionRecord?
     )
         async throws -> Bool
     {
         try await withCheckedThrowingContinuation { continuation in
             let write = PendingWrite(
                 key: key, state: text, revision: stored.revision, updatedAt: stored.updatedAt.millisecondsSinceEpoch,
-                oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", continuation: continuation)
+                oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", record: record, continuation: continuation)
             let group = pending.withLockedValue { p -> [PendingWrite]? in
                 p.items.append(write)
                 guard p.inFlight < Self.maxGroupsInFlight else { return nil }
@@ -185,7 +189,8 @@ public final class PostgresStore: SessionStore, Service {
 
     /// The pessimistic path: load, evaluate and store in one transaction holding the row's lock.
     private func lockedUpdate<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
+        _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         let millis = now.millisecondsSinceEpoch
         let (stored, text, result) = try await transaction { conn in
@@ -215,10 +220,63 @@ public final class PostgresStore: SessionStore, Service {
                 UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis)
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 """, logger: self.logger)
+            if var r = log?(result) {
+                r.revision = stored.revision
+                let notices = r.notices.joined(separator: ",")
+                let transition = Int32(clamping: r.transition)
+                try await conn.query(
+                    """
+                    INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event,
+                      network, decision, reason, notices, transition, state)
+                    VALUES (\(r.policy), \(r.digest), \(r.user), \(r.device), \(r.revision), \(r.eventTime.millisecondsSinceEpoch),
+                      \(r.serverTime.millisecondsSinceEpoch), \(r.event), \(r.network), \(r.decision), \(r.reason), \(notices),
+                      \(transition), \(r.state))
+                    """, logger: self.logger)
+            }
             return (stored, json, result)
         }
         remember(key, stored, text: text)
         return (stored, result)
+    }
+
+    public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network, decision,
+                  reason, notices, transition, state FROM decisions
+                WHERE user_id = \(query.user) AND (\(query.policy)::text IS NULL OR policy = \(query.policy))
+                  AND (\(query.device)::text IS NULL OR device_id = \(query.device))
+                  AND (\(query.before)::int8 IS NULL OR id < \(query.before))
+                ORDER BY id DESC LIMIT \(query.limit)
+                """, logger: self.logger)
+            var out: [DecisionRecord] = []
+            for try await row in rows {
+                let c = try row.decode(
+                    (Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32, String).self)
+                out.append(
+                    DecisionRecord(
+                        id: c.0, policy: c.1, digest: c.2, user: c.3, device: c.4, revision: c.5,
+                        eventTime: Timestamp(millisecondsSinceEpoch: c.6), serverTime: Timestamp(millisecondsSinceEpoch: c.7),
+                        event: c.8, network: c.9, decision: c.10, reason: c.11,
+                        notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14))
+            }
+            return out
+        }
+    }
+
+    public func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                DELETE FROM decisions WHERE id IN (
+                  SELECT id FROM decisions WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time LIMIT \(limit))
+                RETURNING id
+                """, logger: self.logger)
+            var n = 0
+            for try await _ in rows.decode(Int64.self) { n += 1 }
+            return n
+        }
     }
 
     public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {
@@ -444,6 +502,8 @@ private struct PendingWrite: Sendable {
     var updatedAt: Int64
     var oldRevision: Int64
     var oldState: String
+    /// The decision to log with the write, if any.
+    var record: DecisionRecord?
     /// True when written, false when the row has changed.
     var continuation: CheckedContinuation<Bool, any Error>
 }
@@ -467,10 +527,23 @@ private struct GroupWrite: PostgresPreparedStatement {
           SELECT policy, user_id, device_id, state, revision, updated_at FROM input WHERE old_revision = 0
           ON CONFLICT DO NOTHING
           RETURNING policy, user_id, device_id
+        ), written AS (
+          SELECT n FROM updated
+          UNION ALL
+          SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
+        ), logged AS (
+          INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
+            decision, reason, notices, transition, state)
+          SELECT i.policy, l.digest, i.user_id, i.device_id, i.revision, l.event_time, i.updated_at, l.event,
+            NULLIF(l.network, ''), NULLIF(l.decision, ''), l.reason, l.notices, l.transition, l.machine_state
+          FROM written w
+          JOIN input i ON i.n = w.n
+          JOIN unnest($9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[],
+            $17::text[]) WITH ORDINALITY
+            AS l(digest, event_time, event, network, decision, reason, notices, transition, machine_state, n) ON l.n = w.n
+          WHERE l.digest <> ''
         )
-        SELECT n FROM updated
-        UNION ALL
-        SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
+        SELECT n FROM written
         """
     typealias Row = Int64
     var writes: [PendingWrite]
@@ -478,7 +551,7 @@ private struct GroupWrite: PostgresPreparedStatement {
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 8)
+        var b = PostgresBindings(capacity: 17)
         b.append(writes.map(\.key.policy))
         b.append(writes.map(\.key.user))
         b.append(writes.map(\.key.device))
@@ -487,6 +560,15 @@ private struct GroupWrite: PostgresPreparedStatement {
         b.append(writes.map(\.updatedAt))
         b.append(writes.map(\.oldRevision))
         b.append(writes.map(\.oldState))
+        b.append(writes.map { $0.record?.digest ?? "" })
+        b.append(writes.map { $0.record?.eventTime.millisecondsSinceEpoch ?? 0 })
+        b.append(writes.map { $0.record?.event ?? "" })
+        b.append(writes.map { $0.record?.network ?? "" })
+        b.append(writes.map { $0.record?.decision ?? "" })
+        b.append(writes.map { $0.record?.reason ?? "" })
+        b.append(writes.map { $0.record?.notices.joined(separator: ",") ?? "" })
+        b.append(writes.map { Int32(clamping: $0.record?.transition ?? 0) })
+        b.append(writes.map { $0.record?.state ?? "" })
         return b
     }
 

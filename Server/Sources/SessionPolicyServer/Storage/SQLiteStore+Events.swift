@@ -48,6 +48,33 @@ extension SQLiteStore {
         guard code == SQLITE_DONE else { throw error(db, code) }
     }
 
+    static let logSQL = """
+        INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
+          decision, reason, notices, transition, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Appends `record` to the decision log.
+    static func log(_ db: Database, _ record: DecisionRecord) throws {
+        let statement = try db.cachedStatement(sql: logSQL).sqliteStatement
+        defer { sqlite3_reset(statement) }
+        try bind(db, statement, 1, record.policy)
+        try bind(db, statement, 2, record.digest)
+        try bind(db, statement, 3, record.user)
+        try bind(db, statement, 4, record.device)
+        try check(db, sqlite3_bind_int64(statement, 5, record.revision))
+        try check(db, sqlite3_bind_int64(statement, 6, record.eventTime.millisecondsSinceEpoch))
+        try check(db, sqlite3_bind_int64(statement, 7, record.serverTime.millisecondsSinceEpoch))
+        try bind(db, statement, 8, record.event)
+        if let network = record.network { try bind(db, statement, 9, network) } else { try check(db, sqlite3_bind_null(statement, 9)) }
+        if let decision = record.decision { try bind(db, statement, 10, decision) } else { try check(db, sqlite3_bind_null(statement, 10)) }
+        try bind(db, statement, 11, record.reason)
+        try bind(db, statement, 12, record.notices.joined(separator: ","))
+        try check(db, sqlite3_bind_int64(statement, 13, Int64(record.transition)))
+        try bind(db, statement, 14, record.state)
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_DONE else { throw error(db, code) }
+    }
+
     /// Binds `text` as a copy (SQLite owns it, so it outlives this call).
     private static func bind(_ db: Database, _ statement: SQLiteStatement, _ index: Int32, _ text: String) throws {
         var text = text

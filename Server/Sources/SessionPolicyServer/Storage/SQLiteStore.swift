@@ -25,6 +25,7 @@ public final class SQLiteStore: SessionStore {
         var key: SessionKey
         var now: Timestamp
         var update: @Sendable (StoredSession?) throws -> (SessionState, any Sendable)
+        var log: (@Sendable (any Sendable) -> DecisionRecord?)?
         var continuation: CheckedContinuation<(StoredSession, any Sendable), any Error>
     }
     /// The database file.
@@ -67,11 +68,13 @@ public final class SQLiteStore: SessionStore {
     }
 
     public func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
+        _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
+        let erased: (@Sendable (any Sendable) -> DecisionRecord?)? = log.map { log in { @Sendable result in log(result as! R) } }
         let (stored, result) = try await withCheckedThrowingContinuation { continuation in
             let item = PendingUpdate(
-                key: key, now: now, update: { old in try update(old) }, continuation: continuation)
+                key: key, now: now, update: { old in try update(old) }, log: erased, continuation: continuation)
             let startFlushing = pending.withLockedValue { p -> Bool in
                 p.items.append(item)
                 if p.flushing { return false }
@@ -108,6 +111,10 @@ public final class SQLiteStore: SessionStore {
                     }
                     let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
                     try Self.save(db, item.key, stored)
+                    if var record = item.log?(next.1) {
+                        record.revision = stored.revision
+                        try Self.log(db, record)
+                    }
                     results.append(.success((stored, next.1)))
                 }
                 try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
@@ -126,6 +133,50 @@ public final class SQLiteStore: SessionStore {
             return p.flushing
         }
         if more { queue.asyncWriteWithoutTransaction { db in self.commitGroup(db) } }
+    }
+
+    public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
+        try await read { db in
+            var sql = """
+                SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network, decision,
+                  reason, notices, transition, state FROM decisions WHERE user_id = ?
+                """
+            var arguments: StatementArguments = [query.user]
+            if let policy = query.policy {
+                sql += " AND policy = ?"
+                arguments += [policy]
+            }
+            if let device = query.device {
+                sql += " AND device_id = ?"
+                arguments += [device]
+            }
+            if let before = query.before {
+                sql += " AND id < ?"
+                arguments += [before]
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            arguments += [query.limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let notices: String = row[12]
+                return DecisionRecord(
+                    id: row[0], policy: row[1], digest: row[2], user: row[3], device: row[4], revision: row[5],
+                    eventTime: Timestamp(millisecondsSinceEpoch: row[6]), serverTime: Timestamp(millisecondsSinceEpoch: row[7]),
+                    event: row[8], network: row[9], decision: row[10], reason: row[11],
+                    notices: notices.isEmpty ? [] : notices.split(separator: ",").map(String.init), transition: row[13],
+                    state: row[14])
+            }
+        }
+    }
+
+    public func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM decisions WHERE id IN (
+                      SELECT id FROM decisions WHERE server_time < ? ORDER BY server_time LIMIT ?)
+                    """, arguments: [cutoff.millisecondsSinceEpoch, limit])
+            return db.changesCount
+        }
     }
 
     public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {

@@ -50,7 +50,33 @@ enum Schema {
                 CREATE TABLE tickets (
                   hash TEXT NOT NULL PRIMARY KEY, pool TEXT NOT NULL, data TEXT NOT NULL, expires_at BIGINT NOT NULL)
                 """,
-            ])
+            ]),
+        Migration(
+            version: 2, summary: "the decision log",
+            sqlite: [
+                """
+                CREATE TABLE decisions (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT, policy TEXT NOT NULL, digest TEXT NOT NULL,
+                  user_id TEXT NOT NULL, device_id TEXT NOT NULL, revision INTEGER NOT NULL,
+                  event_time INTEGER NOT NULL, server_time INTEGER NOT NULL, event TEXT NOT NULL, network TEXT,
+                  decision TEXT, reason TEXT NOT NULL, notices TEXT NOT NULL, transition INTEGER NOT NULL,
+                  state TEXT NOT NULL)
+                """,
+                "CREATE INDEX decisions_by_user ON decisions (user_id, id)",
+                "CREATE INDEX decisions_by_time ON decisions (server_time)",
+            ],
+            postgres: [
+                """
+                CREATE TABLE decisions (
+                  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, policy TEXT NOT NULL, digest TEXT NOT NULL,
+                  user_id TEXT NOT NULL, device_id TEXT NOT NULL, revision BIGINT NOT NULL,
+                  event_time BIGINT NOT NULL, server_time BIGINT NOT NULL, event TEXT NOT NULL, network TEXT,
+                  decision TEXT, reason TEXT NOT NULL, notices TEXT NOT NULL, transition INTEGER NOT NULL,
+                  state TEXT NOT NULL)
+                """,
+                "CREATE INDEX decisions_by_user ON decisions (user_id, id)",
+                "CREATE INDEX decisions_by_time ON decisions (server_time)",
+            ]),
     ]
 
     /// The newest version this server knows.

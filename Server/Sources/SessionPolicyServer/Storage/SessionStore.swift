@@ -117,9 +117,21 @@ public protocol SessionStore: Sendable {
     /// none is lost. If `update` throws, nothing is stored. The write is durable when this returns.
     /// `update` may run more than once (a store that writes optimistically evaluates again
     /// after a conflict); only the run whose result is stored counts, so it must be pure.
+    ///
+    /// When `log` gives a record for the result stored, it is appended to the decision log in
+    /// the same transaction, with the new revision: the state and its record are stored together
+    /// or not at all.
     func updateSession<R: Sendable>(
-        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+        _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
+        _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R)
+
+    /// The decision log's records for `query`, newest first.
+    func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord]
+
+    /// Deletes up to `limit` records received before `cutoff`, oldest first; how many. The
+    /// retention purge calls it in small batches, so writers wait for no long delete.
+    func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int
 
     /// Up to `limit` stored sessions of `policy`, ordered by user id then device id, after the
     /// session `after` (from the first when nil): a page of a read-only walk through every
@@ -162,4 +174,13 @@ public struct StoreError: Error, CustomStringConvertible {
     public var description: String
     /// Creates an error.
     public init(_ description: String) { self.description = description }
+}
+
+extension SessionStore {
+    /// `updateSession(_:now:log:_:)` without a decision record.
+    public func updateSession<R: Sendable>(
+        _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
+    ) async throws -> (StoredSession, R) {
+        try await updateSession(key, now: now, log: nil, update)
+    }
 }

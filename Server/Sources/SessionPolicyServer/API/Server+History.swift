@@ -1,0 +1,135 @@
+import Foundation
+import Hummingbird
+import SessionPolicy
+
+/// The decision log, read: a session's history for its user (or the back end), and a user's
+/// decisions across policies and devices for the back end (README, "Decision log").
+extension Server {
+    /// `GET /v1/policies/{policy}/sessions/{user}/{device}/history`: the session's decisions,
+    /// newest first, a page at a time (`limit`, `before`); the user's own token or a service token.
+    func sessionHistory(_ request: Request, _ context: ServerRequestContext) async throws -> DecisionHistory {
+        let (key, _, _) = try await sessionKey(request, context)
+        let (limit, before) = try Self.page(request)
+        let query = DecisionQuery(user: key.user, policy: key.policy, device: key.device, before: before, limit: limit)
+        let records = try await stored("decisions") { try await store.decisions(query) }
+        return DecisionHistory(records, limit: limit, user: key.user, policy: key.policy, device: key.device)
+    }
+
+    /// `GET /v1/users/{user}/decisions`: a user's decisions under every policy and on every
+    /// device (`policy`, `device` narrow it), newest first; a service token only.
+    func userDecisions(_ request: Request, _ context: ServerRequestContext) async throws -> DecisionHistory {
+        let user = context.parameters.get("user") ?? ""
+        guard StoredName.isStorable(user) else { throw APIError.badRequest([.error(.invalidValue, StoredName.message("user"), at: nil)]) }
+        guard case .service = try await caller(request) else {
+            throw APIError(
+                .forbidden, .forbidden, "a user's decisions across devices are for the back end's service token",
+                help: "a user reads one session's history at `/v1/policies/{policy}/sessions/{user}/{device}/history`")
+        }
+        let (limit, before) = try Self.page(request)
+        let policy = request.uri.queryParameters["policy"].map(String.init)
+        let device = request.uri.queryParameters["device"].map(String.init)
+        let query = DecisionQuery(user: user, policy: policy, device: device, before: before, limit: limit)
+        let records = try await stored("decisions") { try await store.decisions(query) }
+        return DecisionHistory(records, limit: limit, user: user, policy: policy, device: device)
+    }
+
+    /// `limit` (1 to 500, default 50) and `before` (a record id) of a history request, or a 400.
+    static func page(_ request: Request) throws(APIError) -> (limit: Int, before: Int64?) {
+        var limit = 50
+        if let text = request.uri.queryParameters["limit"] {
+            guard let n = Int(String(text)), (1...500).contains(n) else {
+                throw APIError.badRequest([
+                    .error(.invalidValue, "`limit` is `\(text)`, not a number from 1 to 500", at: nil, help: "for example `?limit=50`")
+                ])
+            }
+            limit = n
+        }
+        var before: Int64?
+        if let text = request.uri.queryParameters["before"] {
+            guard let n = Int64(String(text)), n > 0 else {
+                throw APIError.badRequest([
+                    .error(
+                        .invalidValue, "`before` is `\(text)`, not a record id", at: nil,
+                        help: "give the `next` of the previous page")
+                ])
+            }
+            before = n
+        }
+        return (limit, before)
+    }
+}
+
+/// A page of the decision log, newest first.
+struct DecisionHistory: ResponseEncodable {
+    struct Item: Encodable {
+        var id: Int64
+        var policy: String
+        var digest: String
+        var user: String
+        var device: String
+        var revision: Int64
+        var event: String
+        var network: String?
+        var time: Timestamp
+        var receivedAt: Timestamp
+        var decision: String?
+        var reason: String
+        var notices: [String]
+        var transition: Int
+        var state: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, policy, digest, user, device, revision, event, network, time, decision, reason, notices, transition, state
+            case receivedAt = "received_at"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(policy, forKey: .policy)
+            try c.encode(digest, forKey: .digest)
+            try c.encode(user, forKey: .user)
+            try c.encode(device, forKey: .device)
+            try c.encode(revision, forKey: .revision)
+            try c.encode(event, forKey: .event)
+            try c.encode(network, forKey: .network)
+            try c.encode(time, forKey: .time)
+            try c.encode(receivedAt, forKey: .receivedAt)
+            try c.encode(decision, forKey: .decision)
+            try c.encode(reason, forKey: .reason)
+            try c.encode(notices, forKey: .notices)
+            try c.encode(transition, forKey: .transition)
+            try c.encode(state, forKey: .state)
+        }
+    }
+    var user: String
+    var policy: String?
+    var device: String?
+    var decisions: [Item]
+    /// The `before` of the next page, or null on the last.
+    var next: Int64?
+
+    init(_ records: [DecisionRecord], limit: Int, user: String, policy: String?, device: String?) {
+        self.user = user
+        self.policy = policy
+        self.device = device
+        decisions = records.map {
+            Item(
+                id: $0.id, policy: $0.policy, digest: $0.digest, user: $0.user, device: $0.device, revision: $0.revision,
+                event: $0.event, network: $0.network, time: $0.eventTime, receivedAt: $0.serverTime, decision: $0.decision,
+                reason: $0.reason, notices: $0.notices, transition: $0.transition, state: $0.state)
+        }
+        next = records.count == limit ? records.last?.id : nil
+    }
+
+    enum CodingKeys: String, CodingKey { case user, policy, device, decisions, next }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(user, forKey: .user)
+        try c.encode(policy, forKey: .policy)
+        try c.encode(device, forKey: .device)
+        try c.encode(decisions, forKey: .decisions)
+        try c.encode(next, forKey: .next)
+    }
+}
