@@ -597,6 +597,19 @@ class MachineUpdaterTest {
         assertEquals(UpdateResult.Kind.INSTALLED, updater().offer(bytes(signedRaw(spaced)), NOW).kind());
     }
 
+    /** Check 11: `-0` is 0 (a JSON integer), so `issued_at` -0 is the epoch and `serial` -0 is below 1. */
+    @Test
+    void minusZeroIsZero() throws Exception {
+        String text = write(payload(machine, 7, 0, NOW + DAY));
+        assertTrue(text.contains("\"issued_at\":0,"), text.substring(0, 200));
+        UpdateResult r = updater().offer(bytes(signedRaw(text.replace("\"issued_at\":0,", "\"issued_at\":-0,"))), NOW);
+        assertEquals(UpdateResult.Kind.INSTALLED, r.kind(), r.toString());
+        assertEquals(0, r.machine().issuedAtMillis());
+        assertTrue(text.endsWith("\"serial\":7}"), text.substring(text.length() - 40));
+        assertEquals("envelope-malformed", refusal(signedRaw(text.replace("\"serial\":7}", "\"serial\":-0}"))));
+        assertEquals("envelope-malformed", refusal(signedRaw(text.replace("\"issued_at\":0,", "\"issued_at\":-0.0,"))));
+    }
+
     @Test
     void thePolicyAndTheMachine() throws Exception {
         Map<String, Object> p = payloadOf(machine);
