@@ -11,14 +11,40 @@ import java.util.Set;
  * {@code JSONSyntax} refuses, with its codes: {@code input-too-large}, {@code
  * unsupported-encoding}, {@code invalid-json}, {@code invalid-utf8}, {@code duplicate-key}
  * (keys equal by canonical equivalence), {@code nesting-too-deep}, {@code too-many-nodes}.
- * A byte-order mark at the start is skipped.
+ * A byte-order mark at the start is skipped. The bounds on size, values and nesting are a
+ * {@link Limits}: the machine document's and the other documents' ({@link Limits#FILES}), or an
+ * envelope's header and payload's ({@link Limits#ENVELOPE}).
  */
 final class JsonSyntax {
+    /** The machine document's (and states' and events') limits: 1 MiB, 100,000 values, 64 levels. */
     static final int MAX_BYTES = 1 << 20;
     static final int MAX_NODES = 100_000;
     static final int MAX_DEPTH = 64;
 
+    /**
+     * Bounds on one JSON text, enforced as it is read: its size in bytes ({@code input-too-large}),
+     * how many keys, values and containers it holds ({@code too-many-nodes}) and how deep they
+     * nest, the root being level 1 ({@code nesting-too-deep}).
+     */
+    static final class Limits {
+        /** Machine documents, states and events (docs/machine-format.md, "Syntax and limits"): 1 MiB, 100,000 values, 64 levels. */
+        static final Limits FILES = new Limits(MAX_BYTES, MAX_NODES, MAX_DEPTH);
+        /** An envelope's header and payload (docs/envelope.md, "Reading an envelope"): 4 MiB, 64 values, 8 levels. */
+        static final Limits ENVELOPE = new Limits(4 * 1024 * 1024, 64, 8);
+
+        final int bytes;
+        final int nodes;
+        final int depth;
+
+        Limits(int bytes, int nodes, int depth) {
+            this.bytes = bytes;
+            this.nodes = nodes;
+            this.depth = depth;
+        }
+    }
+
     private final byte[] b;
+    private final Limits limits;
     private int index;
     private int line = 1;
     private int lineStart;
@@ -26,20 +52,26 @@ final class JsonSyntax {
     private int nodes;
     private int depth;
 
-    private JsonSyntax(byte[] bytes) {
+    private JsonSyntax(byte[] bytes, Limits limits) {
         this.b = bytes;
+        this.limits = limits;
     }
 
-    /** The root value of {@code bytes}, or null when they hold no value (empty or blank). */
+    /** The root value of {@code bytes} within {@link Limits#FILES}, or null when they hold no value (empty or blank). */
     static JsonNode parse(byte[] bytes) throws SessionPolicyException {
-        if (bytes.length > MAX_BYTES) {
-            throw error("input-too-large", "input is " + bytes.length + " bytes, more than the limit of " + MAX_BYTES + " bytes", null, 1, 1);
+        return parse(bytes, Limits.FILES);
+    }
+
+    /** The root value of {@code bytes} within {@code limits}, or null when they hold no value (empty or blank). */
+    static JsonNode parse(byte[] bytes, Limits limits) throws SessionPolicyException {
+        if (bytes.length > limits.bytes) {
+            throw error("input-too-large", "input is " + bytes.length + " bytes, more than the limit of " + limits.bytes + " bytes", null, 1, 1);
         }
         String wide = wideEncoding(bytes);
         if (wide != null) {
             throw error("unsupported-encoding", "the input is in " + wide + "; only UTF-8 is read", "convert it to UTF-8", 1, 1);
         }
-        JsonSyntax r = new JsonSyntax(bytes);
+        JsonSyntax r = new JsonSyntax(bytes, limits);
         return r.document();
     }
 
@@ -129,9 +161,9 @@ final class JsonSyntax {
 
     private void count(int l, int c) throws SessionPolicyException {
         nodes++;
-        if (nodes > MAX_NODES) throw error("too-many-nodes", "the document has more than " + MAX_NODES + " values", null, l, c);
-        if (depth + 1 > MAX_DEPTH) {
-            throw error("nesting-too-deep", "values are nested more than " + MAX_DEPTH + " levels deep", null, l, c);
+        if (nodes > limits.nodes) throw error("too-many-nodes", "the document has more than " + limits.nodes + " values", null, l, c);
+        if (depth + 1 > limits.depth) {
+            throw error("nesting-too-deep", "values are nested more than " + limits.depth + " levels deep", null, l, c);
         }
     }
 

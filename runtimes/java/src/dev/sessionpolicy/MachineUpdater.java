@@ -19,7 +19,8 @@ import java.util.List;
  * {@link UpdateResult}.
  *
  * <p>The guarantee: it never installs a machine that is not verified with a pinned key, never
- * installs an older machine (a smaller serial) over the one it holds, and after a refusal it
+ * installs an envelope whose serial is not larger than the one it holds (another machine with
+ * such a serial is {@code rollback}, the same machine {@code unchanged}), and after a refusal it
  * keeps deciding with the last good machine ({@link #current()} is unchanged). Nothing in an
  * envelope can turn verification off: there is one algorithm (ES256), the keys are the ones
  * given here, and at least one is required.
@@ -95,7 +96,8 @@ public final class MachineUpdater {
      * app ships with its binary when nothing is stored): every check but the times (checks 1 to
      * 12, 15 and 16), since it was valid when installed and the app keeps deciding with the last
      * good machine however old it is. When the updater already holds a machine, check 17 applies
-     * too: the same digest is {@code unchanged}, an envelope that is not newer is {@code rollback}.
+     * too, as for {@link #offer}: a larger serial is installed, the same digest with a serial not
+     * larger is {@code unchanged}, another machine with a serial not larger is {@code rollback}.
      */
     public synchronized @NonNull UpdateResult restore(@NonNull byte[] envelope) {
         return update(envelope, false, 0);
@@ -104,9 +106,11 @@ public final class MachineUpdater {
     /**
      * Offers an envelope the app fetched: every check (1 to 17), with {@code nowMillis} the
      * device's clock in milliseconds since the Unix epoch (the updater reads no clock).
-     * {@link UpdateResult.Kind#INSTALLED}: the updater decides with its machine from now on and
-     * the app stores {@link SignedMachine#envelope()}; {@link UpdateResult.Kind#UNCHANGED}: it
-     * carries the machine held; {@link UpdateResult.Kind#REFUSED}: nothing changes.
+     * {@link UpdateResult.Kind#INSTALLED}: nothing was held or its serial is larger than the one
+     * held (the same machine too: the serial held moves up, so that no envelope signed before it
+     * can come back); the updater decides with its machine from now on and the app stores
+     * {@link SignedMachine#envelope()}. {@link UpdateResult.Kind#UNCHANGED}: it carries the
+     * machine held with a serial not larger. {@link UpdateResult.Kind#REFUSED}: nothing changes.
      */
     public synchronized @NonNull UpdateResult offer(@NonNull byte[] envelope, long nowMillis) {
         return update(envelope, true, nowMillis);
@@ -129,14 +133,14 @@ public final class MachineUpdater {
         } catch (Refusal r) {
             return UpdateResult.refused(r.code, r.getMessage());
         }
-        // 17: against the envelope held, a larger serial, or the same machine (nothing changes).
+        // 17: against the envelope held, a larger serial installs, whatever its machine (the same
+        // machine signed later moves the serial held up); a serial not larger is unchanged with
+        // the same digest and a rollback with another.
         SignedMachine held = current;
-        if (held != null) {
-            if (held.digest().equals(m.digest())) return UpdateResult.unchanged();
-            if (m.serial() <= held.serial()) {
-                return UpdateResult.refused("rollback", "serial " + m.serial() + " (" + m.digest() + ") is not later than the held serial "
-                        + held.serial() + " (" + held.digest() + ")");
-            }
+        if (held != null && m.serial() <= held.serial()) {
+            if (m.digest().equals(held.digest())) return UpdateResult.unchanged();
+            return UpdateResult.refused("rollback", "serial " + m.serial() + " (" + m.digest() + ") is not larger than the held serial "
+                    + held.serial() + ", and its machine is another (" + held.digest() + ")");
         }
         current = m;
         return UpdateResult.installed(m);
@@ -178,21 +182,21 @@ public final class MachineUpdater {
         String typ = header.get("typ").text;
         String alg = header.get("alg").text;
         String kid = header.get("kid").text;
-        // 4. the type
-        if (!Text.same(typ, TYPE)) throw new Refusal("unsupported-envelope", "the envelope's type is `" + typ + "`, not `" + TYPE + "`");
+        // 4. the type (`typ`, `alg`, `kid` and `format` are compared byte for byte)
+        if (!typ.equals(TYPE)) throw new Refusal("unsupported-envelope", "the envelope's type is `" + typ + "`, not `" + TYPE + "`");
         // 5. the algorithm: ES256 only
-        if (!Text.same(alg, ALGORITHM)) throw new Refusal("unsupported-algorithm", "the algorithm is `" + alg + "`; only `" + ALGORITHM + "` is accepted");
+        if (!alg.equals(ALGORITHM)) throw new Refusal("unsupported-algorithm", "the algorithm is `" + alg + "`; only `" + ALGORITHM + "` is accepted");
         // 6. a signature
         if (dot2 + 1 == end) throw new Refusal("signature-missing", "the envelope's signature segment is empty");
         // 7. a pinned key
         TrustedKey key = null;
         for (TrustedKey k : keys) {
-            if (Text.same(k.id(), kid)) {
+            if (k.id().equals(kid)) {
                 key = k;
                 break;
             }
         }
-        // `unpinned-key`, as the envelope vectors say (docs/envelope.md first said `unknown-key`, a machine document's code too)
+        // `unpinned-key` (`unknown-key` is a machine document's code)
         if (key == null) throw new Refusal("unpinned-key", "the envelope is signed with key `" + kid + "`, which is not pinned");
         // 8. the signature, over the ASCII bytes header "." payload as they are in the envelope
         byte[] signature = decode(bytes, dot2 + 1, end);
@@ -206,7 +210,7 @@ public final class MachineUpdater {
         if (format == null) throw malformed("the payload has no `format`");
         if (!format.isString()) throw malformed("the payload's `format` is not a string");
         // 10. the format
-        if (!Text.same(format.text, FORMAT)) {
+        if (!format.text.equals(FORMAT)) {
             throw new Refusal("unsupported-envelope", "the payload's format is `" + format.text + "`, not `" + FORMAT + "`");
         }
         // 11. exactly the seven members, of their types and within their bounds
@@ -225,7 +229,7 @@ public final class MachineUpdater {
         String digest = digestNode.text;
         JsonNode machineNode = payload.get("machine");
         if (!machineNode.isString()) throw malformed("the payload's `machine` is not a string (the machine document's text)");
-        // 12. the policy expected
+        // 12. the policy expected (names compared as the machine reader compares them: canonical equivalence)
         if (!Text.same(name, policy)) throw new Refusal("wrong-policy", "the envelope is for policy `" + name + "`, not `" + policy + "`");
         if (checkTimes) {
             // 13. signed no later than now, within the tolerance
@@ -255,7 +259,8 @@ public final class MachineUpdater {
         if (!Text.same(machine.name(), name)) {
             throw new Refusal("machine-mismatch", "the machine's name is `" + machine.name() + "`, the payload's policy `" + name + "`");
         }
-        return new SignedMachine(machine, name, serial, issuedAt, expiresAt, digest, key.id(), Arrays.copyOfRange(bytes, start, end));
+        // The envelope's bytes exactly as given, white space around included (a copy: the caller's array may change).
+        return new SignedMachine(machine, name, serial, issuedAt, expiresAt, digest, key.id(), bytes.clone());
     }
 
     // ---- the parts of the checks ----
@@ -313,11 +318,14 @@ public final class MachineUpdater {
         return o == out.length ? out : Arrays.copyOf(out, o);
     }
 
-    /** Steps 3 and 9: strict JSON (the machine document's syntax and limits); anything else is malformed. */
+    /**
+     * Steps 3 and 9: strict JSON by the machine document's syntax rules, within the envelope's own
+     * limits (4 MiB, 64 values, 8 levels); anything else is malformed.
+     */
     private static JsonNode json(byte[] bytes, String what) throws Refusal {
         JsonNode root;
         try {
-            root = JsonSyntax.parse(bytes);
+            root = JsonSyntax.parse(bytes, JsonSyntax.Limits.ENVELOPE);
         } catch (SessionPolicyException e) {
             Diagnostic d = e.diagnostics().get(0);
             throw malformed("the " + what + " is not JSON as the reader takes it: " + d.code() + ": " + d.message());

@@ -66,8 +66,9 @@ public final class SignedMachine {
     }
 
     /**
-     * The envelope to store (a copy): its compact form, without the white space that may have
-     * surrounded it. Give it to {@link MachineUpdater#restore(byte[])} at the next start.
+     * The envelope to store (a copy): its bytes exactly as they were given to the updater, the
+     * white space that may surround it included. Give it to {@link MachineUpdater#restore(byte[])}
+     * at the next start.
      */
     public @NonNull byte[] envelope() {
         return envelope.clone();

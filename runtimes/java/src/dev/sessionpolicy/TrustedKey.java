@@ -36,16 +36,26 @@ public final class TrustedKey {
     }
 
     /**
-     * Reads a P-256 public key from PEM: {@code -----BEGIN PUBLIC KEY-----}, the base64 of the DER
-     * (lines of any length), {@code -----END PUBLIC KEY-----}, with nothing but white space around.
-     * Refuses, with {@code invalid-key}, text that is not such a PEM, and any key but an
-     * uncompressed P-256 point on the curve: another curve, RSA, a compressed point, a private
-     * key ({@code PRIVATE KEY}, {@code EC PRIVATE KEY}).
+     * Reads a P-256 public key from PEM, strictly (docs/envelope.md, "Keys"): exactly one block,
+     * {@code -----BEGIN PUBLIC KEY-----}, the base64 of the DER (RFC 4648 §4, in lines of any
+     * length), {@code -----END PUBLIC KEY-----}, with nothing but white space before and after
+     * it. Between the two lines white space is ignored, and the rest must be the one base64 text
+     * of the DER: {@code =} padding as its length needs and the unused low bits of its last
+     * character zero. White space is what the Swift reader trims (Foundation's
+     * {@code whitespacesAndNewlines}: U+0009 to U+000D, U+0020, U+0085 and Unicode's space,
+     * line and paragraph separators). Refuses, with {@code invalid-key}, text that is not such a
+     * PEM (text around the block, two blocks), and any key but an uncompressed P-256 point on the
+     * curve: another curve, RSA, a compressed point, a private key ({@code PRIVATE KEY},
+     * {@code EC PRIVATE KEY}).
      *
      * @throws SessionPolicyException {@code invalid-key}
      */
     public static @NonNull TrustedKey fromPem(@NonNull String pem) throws SessionPolicyException {
-        String text = pem.trim();
+        int from = 0;
+        int to = pem.length();
+        while (from < to && Text.isWhitespaceOrNewline(pem.charAt(from))) from++;
+        while (to > from && Text.isWhitespaceOrNewline(pem.charAt(to - 1))) to--;
+        String text = pem.substring(from, to);
         if (!text.startsWith(BEGIN)) {
             if (text.startsWith("-----BEGIN ")) {
                 int end = text.indexOf("-----", 11);
@@ -61,7 +71,7 @@ public final class TrustedKey {
         StringBuilder base64 = new StringBuilder(body.length());
         for (int i = 0; i < body.length(); i++) {
             char c = body.charAt(i);
-            if (c == '\n' || c == '\r' || c == ' ' || c == '\t') continue;
+            if (Text.isWhitespaceOrNewline(c)) continue;
             if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=')) {
                 throw invalid("the PEM's body is not base64 (it holds `" + c + "`)");
             }

@@ -101,7 +101,7 @@ class MachineUpdaterTest {
         assertEquals(PolicyMachine.fromDocument(machine).digest(), m.digest());
         assertEquals(m.digest(), m.machine().digest());
         assertEquals(key("a").id(), m.keyId());
-        assertArrayEquals(bytes(e), m.envelope()); // the compact form, without the white space around it
+        assertArrayEquals(bytes("\r\n " + e + "\n\t"), m.envelope()); // exactly as given, the white space around it included
 
         // The stored bytes restore the same machine in a new updater.
         MachineUpdater next = updater();
@@ -110,20 +110,74 @@ class MachineUpdaterTest {
         assertEquals(m.digest(), next.current().digest());
     }
 
+    /** docs/envelope.md: the updater hands the envelope's bytes back exactly as it was given them, white space included. */
     @Test
-    void theSameMachineIsUnchangedWhateverItsSerial() throws Exception {
+    void theEnvelopesBytesAreHandedBackAsGiven() throws Exception {
+        String e = envelope(machine, 5);
+        for (String around : new String[] {"", "\n", " \t\r\n", "\r\n\r\n  "}) {
+            byte[] given = bytes(around + e + around + "\n");
+            MachineUpdater u = updater();
+            SignedMachine m = u.offer(given, NOW).machine();
+            assertArrayEquals(given, m.envelope(), "white space `" + around + "`");
+            // A copy: changing the array given, or the one handed back, changes nothing held.
+            byte[] copy = given.clone();
+            Arrays.fill(given, (byte) 'x');
+            assertArrayEquals(copy, m.envelope());
+            m.envelope()[0] = 'y';
+            assertArrayEquals(copy, m.envelope());
+            // Restored, the bytes are handed back as given too.
+            MachineUpdater next = updater();
+            SignedMachine restored = next.restore(copy).machine();
+            assertArrayEquals(copy, restored.envelope());
+        }
+    }
+
+    @Test
+    void theSameMachineWithASerialNotLargerIsUnchanged() throws Exception {
         MachineUpdater u = updater();
         assertEquals(UpdateResult.Kind.INSTALLED, u.offer(bytes(envelope(machine, 5)), NOW).kind());
         SignedMachine held = u.current();
-        for (long serial : new long[] {5, 4, 6, 1}) {
+        for (long serial : new long[] {5, 4, 1}) {
             UpdateResult r = u.offer(bytes(envelope(machine, serial)), NOW);
             assertEquals(UpdateResult.Kind.UNCHANGED, r.kind(), "serial " + serial);
             assertNull(r.machine());
             assertSame(held, u.current());
         }
-        // Signed with the other pinned key: the same machine, unchanged.
-        String byB = envelope("b", header("b"), write(payload(machine, 9, NOW, NOW + DAY)));
+        // Signed with the other pinned key: the same machine and serial, unchanged.
+        String byB = envelope("b", header("b"), write(payload(machine, 5, NOW, NOW + DAY)));
         assertEquals(UpdateResult.Kind.UNCHANGED, u.offer(bytes(byB), NOW).kind());
+        assertSame(held, u.current());
+    }
+
+    /**
+     * Check 17's one rule: a larger serial installs, whatever its machine. The same machine
+     * signed later moves the serial held up, so that an envelope of another machine signed
+     * before it cannot come back.
+     */
+    @Test
+    void theSameMachineWithALargerSerialIsInstalledAndTheSerialHeldMovesUp() throws Exception {
+        MachineUpdater u = updater();
+        assertEquals(UpdateResult.Kind.INSTALLED, u.offer(bytes(envelope(machine, 5)), NOW).kind());
+        SignedMachine first = u.current();
+        String later = envelope(machine, 7);
+        UpdateResult r = u.offer(bytes(later), NOW);
+        assertEquals(UpdateResult.Kind.INSTALLED, r.kind(), r.toString());
+        assertSame(r.machine(), u.current());
+        assertEquals(7, u.current().serial());
+        assertEquals(first.digest(), u.current().digest());
+        assertArrayEquals(bytes(later), u.current().envelope()); // the envelope to store now
+        // Another machine signed between the two: serial 6 is no longer larger than the serial held.
+        assertEquals("rollback", refusal(u, envelope(newer, 6)));
+        assertEquals("rollback", refusal(u, envelope(newer, 7)));
+        assertEquals(7, u.current().serial());
+        // The same machine with the serial it had, or the one it has: unchanged.
+        assertEquals(UpdateResult.Kind.UNCHANGED, u.offer(bytes(envelope(machine, 5)), NOW).kind());
+        assertEquals(UpdateResult.Kind.UNCHANGED, u.offer(bytes(later), NOW).kind());
+        // Signed later again, by the other pinned key: installed.
+        String byB = envelope("b", header("b"), write(payload(machine, 8, NOW, NOW + DAY)));
+        assertEquals(UpdateResult.Kind.INSTALLED, u.offer(bytes(byB), NOW).kind());
+        assertEquals(8, u.current().serial());
+        assertEquals(key("b").id(), u.current().keyId());
     }
 
     @Test
@@ -172,6 +226,35 @@ class MachineUpdaterTest {
         assertEquals(UpdateResult.Kind.UNCHANGED, u.restore(bytes(envelope(newer, 3))).kind());
     }
 
+    /** Restore runs check 17 when the updater already holds a machine, as offer does. */
+    @Test
+    void restoreOverAHeldMachineRunsCheck17() throws Exception {
+        MachineUpdater u = updater();
+        assertEquals(UpdateResult.Kind.INSTALLED, u.offer(bytes(envelope(newer, 10)), NOW).kind());
+        SignedMachine held = u.current();
+        // An older serial, another machine: rollback, and the machine held is kept.
+        UpdateResult r = u.restore(bytes(envelope(machine, 9)));
+        assertEquals("rollback", r.code(), r.toString());
+        assertSame(held, u.current());
+        // The same serial, another machine: rollback.
+        assertEquals("rollback", u.restore(bytes(envelope(machine, 10))).code());
+        // An older envelope that is also expired: restore does not check the times, check 17 refuses it.
+        String old = signed(payload(machine, 3, NOW - 400 * DAY, NOW - 300 * DAY));
+        assertEquals("rollback", u.restore(bytes(old)).code());
+        assertSame(held, u.current());
+        // The same machine, a serial not larger: unchanged.
+        assertEquals(UpdateResult.Kind.UNCHANGED, u.restore(bytes(envelope(newer, 10))).kind());
+        assertEquals(UpdateResult.Kind.UNCHANGED, u.restore(bytes(envelope(newer, 2))).kind());
+        assertSame(held, u.current());
+        // A larger serial: installed, the same machine too (the serial held moves up).
+        assertEquals(UpdateResult.Kind.INSTALLED, u.restore(bytes(envelope(newer, 11))).kind());
+        assertEquals(11, u.current().serial());
+        assertEquals(UpdateResult.Kind.INSTALLED, u.restore(bytes(envelope(machine, 12))).kind());
+        assertEquals(PolicyMachine.fromDocument(machine).digest(), u.current().digest());
+        // Nothing held: restore installs whatever serial.
+        assertEquals(UpdateResult.Kind.INSTALLED, updater().restore(bytes(envelope(machine, 1))).kind());
+    }
+
     @Test
     void theTimesWithinTheTolerance() throws Exception {
         long tolerance = MachineUpdater.DEFAULT_TOLERANCE_MILLIS;
@@ -212,25 +295,113 @@ class MachineUpdaterTest {
     }
 
     /**
-     * The payload is read with the machine document's syntax and limits (docs/envelope.md, step 9):
-     * over 1 MiB it is malformed, even when the machine it carries is within the machine
-     * document's own 1 MiB (escaped in a JSON string, the document grows). The Swift reader reads
-     * the header and payload with other limits (4 MiB, 64 values, 8 levels) and would install this
-     * one: a difference reported, not settled here.
+     * The header and payload are read within the envelope's own limits (docs/envelope.md: 4 MiB,
+     * 64 values, 8 levels), not the machine document's 1 MiB: a payload over 1 MiB is read when
+     * the machine it carries is within the machine document's 1 MiB (escaped in a JSON string,
+     * the document grows), or when it is spread with white space.
      */
     @Test
-    void aPayloadOver1MiBIsMalformedThoughItsMachineIsNot() throws Exception {
+    void aPayloadBetween1And4MiBIsRead() throws Exception {
         String big = Envelopes.otherMachine(POLICY, "x".repeat(895_000));
         int machineBytes = big.getBytes(StandardCharsets.UTF_8).length;
         assertTrue(machineBytes <= JsonSyntax.MAX_BYTES, "the machine is " + machineBytes + " bytes");
-        PolicyMachine.fromDocument(big); // the machine alone is read
         String payload = write(payload(big, 1, NOW - DAY, NOW + DAY));
-        assertTrue(payload.getBytes(StandardCharsets.UTF_8).length > JsonSyntax.MAX_BYTES);
+        int payloadBytes = payload.getBytes(StandardCharsets.UTF_8).length;
+        assertTrue(payloadBytes > JsonSyntax.MAX_BYTES, "the payload is " + payloadBytes + " bytes");
         String e = signedRaw(payload);
         assertTrue(e.length() < MachineUpdater.MAX_ENVELOPE_BYTES);
         UpdateResult r = updater().offer(bytes(e), NOW);
-        assertEquals("envelope-malformed", r.code(), r.toString());
+        assertEquals(UpdateResult.Kind.INSTALLED, r.kind(), r.toString());
+        assertEquals(PolicyMachine.fromDocument(big).digest(), r.machine().digest());
+
+        // The shipped machine, its payload spread with 2 MiB of white space: read.
+        String spread = write(payloadOf(machine)).replace(",\"serial\"", "," + " ".repeat(2 << 20) + "\"serial\"");
+        assertTrue(spread.length() > 2 << 20);
+        String e2 = signedRaw(spread);
+        assertTrue(e2.length() < MachineUpdater.MAX_ENVELOPE_BYTES);
+        r = updater().offer(bytes(e2), NOW);
+        assertEquals(UpdateResult.Kind.INSTALLED, r.kind(), r.toString());
+
+        // A machine document over 1 MiB in a payload within 4 MiB: the machine reader's own limit, machine-refused.
+        Map<String, Object> tooBig = payloadOf(machine);
+        tooBig.put("machine", machine.replace("\"name\":", "\"pad\":\"" + "x".repeat(1 << 20) + "\",\"name\":"));
+        r = updater().offer(bytes(signed(tooBig)), NOW);
+        assertEquals("machine-refused", r.code(), r.toString());
         assertTrue(r.message().contains("input-too-large"), r.message());
+    }
+
+    /** The envelope's limits on values (64) and nesting (8 levels, the root being level 1), at steps 3 and 9. */
+    @Test
+    void theHeaderAndPayloadHaveTheEnvelopesLimitsOnValuesAndNesting() throws Exception {
+        String kid = key("a").id();
+        String payload = write(payloadOf(machine));
+        // A header with more than 64 values (keys, values and containers): malformed, for its values.
+        StringBuilder many = new StringBuilder("{\"alg\":\"ES256\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\",\"x\":[");
+        for (int i = 0; i < 60; i++) many.append(i == 0 ? "" : ",").append(i);
+        many.append("]}");
+        UpdateResult r = updater().offer(bytes(envelope("a", many.toString(), payload)), NOW);
+        assertEquals("envelope-malformed", r.code(), r.toString());
+        assertTrue(r.message().contains("too-many-nodes"), r.message());
+        // A header nested more than 8 levels: malformed, for its nesting.
+        String deep = "{\"alg\":\"ES256\",\"kid\":\"" + kid + "\",\"typ\":\"sessionpolicy-machine+jws\",\"x\":[[[[[[[1]]]]]]]}";
+        r = updater().offer(bytes(envelope("a", deep, payload)), NOW);
+        assertEquals("envelope-malformed", r.code(), r.toString());
+        assertTrue(r.message().contains("nesting-too-deep"), r.message());
+
+        // In the payload, the limits decide between step 9 (envelope-malformed) and step 10 (unsupported-envelope):
+        // the root, `format` and its value, `x` and its list are 5 values; 59 elements make 64.
+        for (int n : new int[] {59, 60}) {
+            StringBuilder p = new StringBuilder("{\"format\":\"sessionpolicy-envelope/2\",\"x\":[");
+            for (int i = 0; i < n; i++) p.append(i == 0 ? "" : ",").append(i);
+            p.append("]}");
+            r = updater().offer(bytes(signedRaw(p.toString())), NOW);
+            assertEquals(n == 59 ? "unsupported-envelope" : "envelope-malformed", r.code(), n + " elements: " + r);
+        }
+        // Six lists in `x` put the 1 at level 8; seven at level 9.
+        for (int lists : new int[] {6, 7}) {
+            String p = "{\"format\":\"sessionpolicy-envelope/2\",\"x\":" + "[".repeat(lists) + "1" + "]".repeat(lists) + "}";
+            r = updater().offer(bytes(signedRaw(p)), NOW);
+            assertEquals(lists == 6 ? "unsupported-envelope" : "envelope-malformed", r.code(), lists + " lists: " + r);
+        }
+        // A key at level 9 counts as deep as a value there.
+        String keyDeep = "{\"format\":\"sessionpolicy-envelope/2\",\"x\":" + "[".repeat(6) + "{\"k\":1}" + "]".repeat(6) + "}";
+        assertEquals("envelope-malformed", updater().offer(bytes(signedRaw(keyDeep)), NOW).code());
+        // Restore reads with the same limits.
+        assertEquals("envelope-malformed", updater().restore(bytes(envelope("a", many.toString(), payload))).code());
+    }
+
+    /** The JSON reader's two sets of limits: the machine document's stay 1 MiB, 100,000 values, 64 levels. */
+    @Test
+    void theJsonReadersLimits() throws Exception {
+        JsonSyntax.Limits files = JsonSyntax.Limits.FILES;
+        assertEquals(1 << 20, files.bytes);
+        assertEquals(100_000, files.nodes);
+        assertEquals(64, files.depth);
+        JsonSyntax.Limits envelope = JsonSyntax.Limits.ENVELOPE;
+        assertEquals(4 << 20, envelope.bytes);
+        assertEquals(64, envelope.nodes);
+        assertEquals(8, envelope.depth);
+        assertEquals(MachineUpdater.MAX_ENVELOPE_BYTES, envelope.bytes);
+        // Over 1 MiB: refused for a machine document, read within the envelope's limits.
+        byte[] spread = ("[" + " ".repeat(1 << 20) + "1]").getBytes(StandardCharsets.UTF_8);
+        assertEquals("input-too-large", assertThrows(SessionPolicyException.class, () -> JsonSyntax.parse(spread)).code());
+        assertEquals("1", JsonSyntax.parse(spread, envelope).items.get(0).text);
+        byte[] over4 = new byte[(4 << 20) + 1];
+        Arrays.fill(over4, (byte) ' ');
+        assertEquals("input-too-large", assertThrows(SessionPolicyException.class, () -> JsonSyntax.parse(over4, envelope)).code());
+        // 64 values and 8 levels: read; one more of either: refused. 100 values and 9 levels: a machine document reads them.
+        byte[] sixtyFour = ("[" + "0,".repeat(62) + "0]").getBytes(StandardCharsets.UTF_8);
+        assertEquals(63, JsonSyntax.parse(sixtyFour, envelope).items.size());
+        byte[] sixtyFive = ("[" + "0,".repeat(63) + "0]").getBytes(StandardCharsets.UTF_8);
+        assertEquals("too-many-nodes", assertThrows(SessionPolicyException.class, () -> JsonSyntax.parse(sixtyFive, envelope)).code());
+        assertEquals(64, JsonSyntax.parse(sixtyFive).items.size());
+        byte[] eight = ("[".repeat(7) + "1" + "]".repeat(7)).getBytes(StandardCharsets.UTF_8);
+        JsonSyntax.parse(eight, envelope);
+        byte[] nine = ("[".repeat(8) + "1" + "]".repeat(8)).getBytes(StandardCharsets.UTF_8);
+        assertEquals("nesting-too-deep", assertThrows(SessionPolicyException.class, () -> JsonSyntax.parse(nine, envelope)).code());
+        JsonSyntax.parse(nine);
+        byte[] sixtyFiveDeep = ("[".repeat(64) + "1" + "]".repeat(64)).getBytes(StandardCharsets.UTF_8);
+        assertEquals("nesting-too-deep", assertThrows(SessionPolicyException.class, () -> JsonSyntax.parse(sixtyFiveDeep)).code());
     }
 
     @Test
@@ -426,6 +597,19 @@ class MachineUpdaterTest {
         assertEquals(UpdateResult.Kind.INSTALLED, updater().offer(bytes(signedRaw(spaced)), NOW).kind());
     }
 
+    /** Check 11: `-0` is 0 (a JSON integer), so `issued_at` -0 is the epoch and `serial` -0 is below 1. */
+    @Test
+    void minusZeroIsZero() throws Exception {
+        String text = write(payload(machine, 7, 0, NOW + DAY));
+        assertTrue(text.contains("\"issued_at\":0,"), text.substring(0, 200));
+        UpdateResult r = updater().offer(bytes(signedRaw(text.replace("\"issued_at\":0,", "\"issued_at\":-0,"))), NOW);
+        assertEquals(UpdateResult.Kind.INSTALLED, r.kind(), r.toString());
+        assertEquals(0, r.machine().issuedAtMillis());
+        assertTrue(text.endsWith("\"serial\":7}"), text.substring(text.length() - 40));
+        assertEquals("envelope-malformed", refusal(signedRaw(text.replace("\"serial\":7}", "\"serial\":-0}"))));
+        assertEquals("envelope-malformed", refusal(signedRaw(text.replace("\"issued_at\":0,", "\"issued_at\":-0.0,"))));
+    }
+
     @Test
     void thePolicyAndTheMachine() throws Exception {
         Map<String, Object> p = payloadOf(machine);
@@ -585,6 +769,9 @@ class MachineUpdaterTest {
         assertEquals(key("a"), TrustedKey.fromPem(pemOf(der)));
         String oneLine = "-----BEGIN PUBLIC KEY-----" + Base64.getEncoder().encodeToString(der) + "-----END PUBLIC KEY-----";
         assertEquals(key("a"), TrustedKey.fromPem(oneLine));
+        // White space (as the Swift reader trims it, Foundation's whitespacesAndNewlines) around the block and inside it.
+        assertEquals(key("a"), TrustedKey.fromPem("\t\f\u000b\u00a0\u2028" + a + "\u3000\u0085 "));
+        assertEquals(key("a"), TrustedKey.fromPem(a.replace("\n", "\n\t \f")));
     }
 
     @Test
@@ -600,6 +787,8 @@ class MachineUpdaterTest {
                 pemOf(Arrays.copyOf(der, 90)), Envelopes.pem("a", "key"), "", "not a key", Base64.getEncoder().encodeToString(der),
                 a.replace("PUBLIC KEY", "EC PUBLIC KEY"), a.replace("-----END PUBLIC KEY-----", ""), a.replace("M", "*"),
                 a.replace("==", "="), a.replace("==", ""), a.replace("lg==", "lh=="), a + a, "text before\n" + a,
+                a + "text after\n", a + "\n" + Envelopes.pem("b", "pub"), "\u0000" + a, a + "\u0001", a.replace("\n", "\n\u0000"),
+                a.replace("\n", "\n\u200b"), a.replace("-----END", "=\n-----END"),
                 "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEII8w/WdA7xGjrGbaJzR1e9aGzPpjL+HNXWINB0dJOqOAoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n");
         for (String pem : refused) assertEquals("invalid-key", keyRefusal(pem), pem);
     }
