@@ -357,6 +357,7 @@ export interface UpdateInstalled {
   /** The text to store. */
   readonly envelope: string;
 }
+/** The machine held (the same digest) with a serial not larger: nothing changes. */
 export interface UpdateUnchanged {
   readonly result: 'unchanged';
 }
@@ -392,8 +393,12 @@ export class MachineUpdater {
   readonly current: InstalledEnvelope | null;
   /** The machine to decide with (`current.machine`), or null. */
   readonly machine: PolicyMachine | null;
-  /** Restores the stored envelope at start: every check but the times (13, 14) and the serial (17). */
-  restore(envelope: EnvelopeInput): UpdateInstalled | UpdateRefused;
+  /**
+   * Restores the stored envelope at start: checks 1 to 12, 15 and 16 (not the times, 13 and 14),
+   * and 17 when a machine is already held: `installed`, `unchanged` (the machine held, a serial
+   * not larger) or `refused` (`rollback`: another machine, a serial not larger).
+   */
+  restore(envelope: EnvelopeInput): UpdateResult;
   /** Offers a fetched envelope at `nowMillis` (the device's clock): every check. */
   offer(envelope: EnvelopeInput, nowMillis: number): UpdateResult;
 }

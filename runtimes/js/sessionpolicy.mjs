@@ -2974,7 +2974,8 @@ export class MachineUpdater {
 
   /**
    * Restores the envelope stored at the last install (or shipped with the app), at start:
-   * checks 1 to 12, 15 and 16, not the times. `installed` or `refused`.
+   * checks 1 to 12, 15 and 16, not the times; and 17 when a machine is already held.
+   * `installed`, `unchanged` (only when a machine is held) or `refused`.
    */
   restore(envelope) {
     return this._read(envelope, null);
@@ -2989,7 +2990,7 @@ export class MachineUpdater {
     return this._read(envelope, millis(nowMillis, '`nowMillis`', -Infinity));
   }
 
-  /** The checks of docs/envelope.md, in order; `now` null when restoring (no time checks, no 17). */
+  /** The checks of docs/envelope.md, in order; `now` null when restoring (no time checks). */
   _read(envelope, now) {
     // 1. The size.
     const b = envelopeBytes(envelope);
@@ -3121,20 +3122,19 @@ export class MachineUpdater {
       return refused('machine-mismatch', `the machine is policy \`${machine.name}\`, the payload names \`${policy}\``);
     }
 
-    // 17. Against the envelope held (not when restoring): the machine held, whatever the serial,
-    // is `unchanged` (a server that signed it again later, the same envelope fetched again);
-    // another machine needs a larger serial.
+    // 17. Against the envelope held, if any (a restore too, when a machine is held): a larger
+    // serial installs, whatever its machine (the same machine signed later moves the serial held
+    // up, so that no envelope signed before it can come back); the machine held with a serial
+    // not larger is `unchanged`; another machine with a serial not larger is a rollback.
     const held = this._current;
-    if (now !== null && held !== null) {
+    if (held !== null && serial <= held.serial) {
       if (digest === held.digest) return Object.freeze({ result: 'unchanged' });
-      if (serial <= held.serial) {
-        return refused(
-          'rollback',
-          serial === held.serial
-            ? `serial ${serial} is the installed one's, with another machine (${digest}, installed ${held.digest})`
-            : `serial ${serial} is older than the installed one's (${held.serial}), with another machine`,
-        );
-      }
+      return refused(
+        'rollback',
+        serial === held.serial
+          ? `serial ${serial} is the held one's, with another machine (${digest}, held ${held.digest})`
+          : `serial ${serial} is older than the held one's (${held.serial}), with another machine`,
+      );
     }
 
     const text = latin(b, start, end);

@@ -336,13 +336,14 @@ test('15 and 16: the machine document is accepted, and is the one the payload na
   assert.equal(offered(make({ payload: { machine: JSON.stringify(JSON.parse(DOC), null, 1) } })), 'installed');
 });
 
-test('17: the same digest is unchanged (any serial); another machine needs a larger serial, else rollback', () => {
+test('17: a larger serial installs, whatever the machine; the machine held with a serial not larger is unchanged; else rollback', () => {
   const other = { machine: OTHER.text, digest: OTHER.digest };
   const u = updater();
   assert.equal(u.offer(GOOD, NOW).result, 'installed'); // serial 1000, MACHINE
   assert.deepEqual(u.offer(GOOD, NOW), { result: 'unchanged' });
   assert.deepEqual(u.offer(make({ payload: { serial: 999 } }), NOW), { result: 'unchanged' });
-  assert.deepEqual(u.offer(make({ payload: { serial: 1000 } }), NOW), { result: 'unchanged' });
+  assert.deepEqual(u.offer(make({ payload: { serial: 1000 } }), NOW), { result: 'unchanged' }); // signed again, same serial
+  assert.equal(u.current.envelope, GOOD);
   assert.equal(u.offer(make({ payload: { serial: 999, ...other } }), NOW).code, 'rollback');
   assert.equal(u.offer(make({ payload: { serial: 1000, ...other } }), NOW).code, 'rollback');
   assert.equal(u.current.serial, 1000);
@@ -354,16 +355,26 @@ test('17: the same digest is unchanged (any serial); another machine needs a lar
   assert.equal(u.machine.digest, OTHER.digest);
   // Back to the first machine with a smaller serial: rollback; with a larger one: installed.
   assert.equal(u.offer(GOOD, NOW).code, 'rollback');
-  assert.equal(u.offer(make({ payload: { serial: 1002 } }), NOW).result, 'installed');
+  const back = make({ payload: { serial: 1002 } });
+  assert.equal(u.offer(back, NOW).result, 'installed');
   assert.equal(u.current.digest, MACHINE.digest);
-  // The same machine signed again later (a larger serial) is the machine held: unchanged, and
-  // the serial held stays 1002 (docs/envelope.md, "unchanged ... with any serial").
-  assert.deepEqual(u.offer(make({ payload: { serial: 1003 } }), NOW), { result: 'unchanged' });
-  assert.equal(u.current.serial, 1002);
+  // The same machine signed later (a larger serial) installs: the serial held moves up and the
+  // envelope held is the later one, so an envelope signed in between cannot come back.
+  const between = make({ payload: { serial: 1003, ...other } });
+  const later = make({ payload: { serial: 1004 } });
+  const again = u.offer(later, NOW);
+  assert.equal(again.result, 'installed');
+  assert.equal(again.serial, 1004);
+  assert.equal(again.digest, MACHINE.digest);
+  assert.equal(u.current.serial, 1004);
+  assert.equal(u.current.envelope, later);
+  assert.equal(u.offer(between, NOW).code, 'rollback'); // would have installed over 1002
+  assert.deepEqual(u.offer(back, NOW), { result: 'unchanged' }); // the same machine, an older serial
+  assert.equal(u.current.serial, 1004);
   assert.equal(u.offer(newer, NOW).code, 'rollback');
 });
 
-test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => {
+test('restore: checks 1-12, 15 and 16, not the times; nothing held, any serial', () => {
   const old = make({ payload: { issued_at: NOW - 400 * DAY, expires_at: NOW - 365 * DAY } });
   assert.equal(offered(old), 'expired');
   const u = updater();
@@ -372,6 +383,7 @@ test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => 
   assert.equal(u.current.envelope, old);
   const future = make({ payload: { issued_at: NOW + 365 * DAY, expires_at: NOW + 400 * DAY } });
   assert.equal(updater().restore(future).result, 'installed');
+  assert.equal(updater().restore(make({ payload: { serial: 1 } })).result, 'installed');
   // The other checks apply.
   assert.equal(updater().restore(make({ key: 'b' })).code, 'unpinned-key');
   assert.equal(updater().restore(make({ signature: (s) => { const o = s.slice(); o[5] ^= 4; return o; } })).code, 'bad-signature');
@@ -388,6 +400,34 @@ test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => 
   assert.equal(next.current.serial, 5000);
   assert.equal(next.offer(GOOD, NOW).result, 'unchanged'); // serial 1000, same machine
   assert.equal(next.offer(make({ payload: { serial: 4999, machine: OTHER.text, digest: OTHER.digest } }), NOW).code, 'rollback');
+});
+
+test('restore over a machine held: check 17 applies (rollback, unchanged, installed), still no times', () => {
+  const other = { machine: OTHER.text, digest: OTHER.digest };
+  const u = updater();
+  assert.equal(u.offer(GOOD, NOW).result, 'installed'); // serial 1000, MACHINE
+  const held = u.current;
+  // An older serial with another machine: rollback, and the machine held stays.
+  const older = make({ payload: { serial: 999, ...other } });
+  assert.equal(updater().restore(older).result, 'installed'); // nothing held: any serial
+  const r = u.restore(older);
+  assert.equal(r.result, 'refused');
+  assert.equal(r.code, 'rollback');
+  assert.equal(u.current, held);
+  assert.equal(u.restore(make({ payload: { serial: 1000, ...other } })).code, 'rollback');
+  // The machine held with a serial not larger: unchanged.
+  assert.deepEqual(u.restore(make({ payload: { serial: 999 } })), { result: 'unchanged' });
+  assert.deepEqual(u.restore(GOOD), { result: 'unchanged' });
+  assert.equal(u.current, held);
+  // A larger serial installs (the same machine too), expired or not.
+  const expired = make({ payload: { serial: 1001, issued_at: NOW - 400 * DAY, expires_at: NOW - 365 * DAY } });
+  const installed = u.restore(expired);
+  assert.equal(installed.result, 'installed');
+  assert.equal(u.current.serial, 1001);
+  assert.equal(u.current.digest, MACHINE.digest);
+  assert.equal(u.restore(make({ payload: { serial: 1002, ...other } })).result, 'installed');
+  assert.equal(u.current.digest, OTHER.digest);
+  assert.equal(u.restore(expired).code, 'rollback');
 });
 
 test('after every refusal the updater keeps the machine it had', () => {
@@ -422,8 +462,8 @@ test('after every refusal the updater keeps the machine it had', () => {
     assert.ok(r.message.length > 0);
     assert.equal(u.current, held, `after ${code}`);
     assert.equal(u.machine, held.machine);
-    // Restoring a bad envelope keeps it too.
-    if (code !== 'not-yet-valid' && code !== 'expired' && code !== 'rollback') {
+    // Restoring a bad envelope keeps it too (check 17 included: a machine is held).
+    if (code !== 'not-yet-valid' && code !== 'expired') {
       assert.equal(u.restore(envelope).code, code);
       assert.equal(u.current, held, `after restoring ${code}`);
     }
