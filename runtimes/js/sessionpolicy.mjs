@@ -685,9 +685,17 @@ function compareVersions(a, b) {
 
 // MARK: - JSON syntax (strict RFC 8259, located)
 
-const LIMIT_BYTES = 1 << 20;
-const LIMIT_NODES = 100000;
-const LIMIT_DEPTH = 64;
+/**
+ * How much a JSON text may hold: `bytes` (else `input-too-large`, with `hint`), `nodes` keys,
+ * values and containers in all, counted as they are met (else `too-many-nodes`), and `depth`
+ * levels, the root being level 1 (else `nesting-too-deep`).
+ */
+const FILE_LIMITS = Object.freeze({
+  bytes: 1 << 20,
+  nodes: 100000,
+  depth: 64,
+  hint: 'policy and scenario files are small; split the file or check that it is the right one',
+});
 
 const SCALAR = 0;
 const SEQUENCE = 1;
@@ -738,8 +746,11 @@ function wideEncoding(b0, b1, b2, b3) {
   return null;
 }
 
-/** Parses JSON text (a string or UTF-8 bytes) into a located tree; null for no value at all. */
-function parseJSON(input) {
+/**
+ * Parses JSON text (a string or UTF-8 bytes) into a located tree, within `limits` (the machine
+ * document's unless given); null for no value at all.
+ */
+function parseJSON(input, limits = FILE_LIMITS) {
   let text;
   let head;
   let size;
@@ -752,28 +763,26 @@ function parseJSON(input) {
     size = bytes.length;
     head = bytes;
     text = null;
-    if (size <= LIMIT_BYTES) {
+    if (size <= limits.bytes) {
       const wide = wideEncoding(bytes[0], bytes[1], bytes[2], bytes[3]);
       if (wide === null) text = utf8Decode(bytes);
     }
   }
-  if (size > LIMIT_BYTES) {
-    throw refuse(
-      'input-too-large', `input is ${size} bytes, more than the limit of ${LIMIT_BYTES} bytes`, { line: 1, column: 1 },
-      'policy and scenario files are small; split the file or check that it is the right one',
-    );
+  if (size > limits.bytes) {
+    throw refuse('input-too-large', `input is ${size} bytes, more than the limit of ${limits.bytes} bytes`, { line: 1, column: 1 }, limits.hint);
   }
   const wide = wideEncoding(head[0], head[1], head[2], head[3]);
   if (wide !== null) {
     throw refuse('unsupported-encoding', `the input is in ${wide}; only UTF-8 is read`, { line: 1, column: 1 }, 'convert it to UTF-8');
   }
-  return new JSONReader(text).document();
+  return new JSONReader(text, limits).document();
 }
 
 /** The reader of `JSONSyntax.swift`: the same values, the same refusals, in the same order. */
 class JSONReader {
-  constructor(text) {
+  constructor(text, limits) {
     this.s = text;
+    this.limits = limits;
     this.n = text.length;
     this.i = 0;
     this.line = 1;
@@ -861,11 +870,11 @@ class JSONReader {
   /** Counts a node and checks the depth it would have. */
   count(at) {
     this.nodes += 1;
-    if (this.nodes > LIMIT_NODES) {
-      throw refuse('too-many-nodes', `the document has more than ${LIMIT_NODES} values`, at);
+    if (this.nodes > this.limits.nodes) {
+      throw refuse('too-many-nodes', `the document has more than ${this.limits.nodes} values`, at);
     }
-    if (this.stack.length + 1 > LIMIT_DEPTH) {
-      throw refuse('nesting-too-deep', `values are nested more than ${LIMIT_DEPTH} levels deep`, at);
+    if (this.stack.length + 1 > this.limits.depth) {
+      throw refuse('nesting-too-deep', `values are nested more than ${this.limits.depth} levels deep`, at);
     }
   }
 
@@ -2870,11 +2879,22 @@ function base64url(b, start, end) {
   return out;
 }
 
-/** Reads JSON bytes with the machine document's syntax and limits: the root, or a refusal's text. */
+/**
+ * The header's and the payload's limits (docs/envelope.md, "Reading an envelope"): the machine
+ * document's syntax, but each at most 4 MiB, 64 values and 8 levels.
+ */
+const ENVELOPE_JSON_LIMITS = Object.freeze({
+  bytes: 4 * 1024 * 1024,
+  nodes: 64,
+  depth: 8,
+  hint: "an envelope's header and payload are small objects; see docs/envelope.md",
+});
+
+/** Reads JSON bytes with the machine document's syntax, within the envelope's limits: the root, or a refusal's text. */
 function envelopeJSON(bytes, what) {
   let root;
   try {
-    root = parseJSON(bytes);
+    root = parseJSON(bytes, ENVELOPE_JSON_LIMITS);
   } catch (e) {
     if (e instanceof SessionPolicyError) return `the ${what} is not JSON the reader accepts (${e.code}: ${e.diagnostics[0].message})`;
     throw e;

@@ -256,6 +256,53 @@ test('9 and 10: the payload: UTF-8 JSON, an object with a string format, this fo
   assert.equal(raw(JSON.stringify(JSON.parse(good), null, 2)), 'installed');
 });
 
+test('3 and 9: the header and payload within the envelope\'s own limits: 4 MiB, 64 values, 8 levels', () => {
+  const kid = keyId(pub('a'));
+  const result = (envelope) => {
+    const r = updater().offer(envelope, NOW);
+    return r.result === 'refused' ? `${r.code}: ${r.message}` : r.result;
+  };
+  // The header: {alg, kid, typ} is 7 values (the object, 3 keys, 3 strings); a member `x`
+  // holding a list of n numbers adds n + 2. At 64 values the extra member is the refusal; at 65
+  // the count is (too-many-nodes), both at check 3.
+  const header = (x) => make({ header: `{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws","x":${x}}` });
+  const list = (n) => '[' + Array(n).fill('1').join(',') + ']';
+  assert.match(result(header(list(55))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header(list(56))), /^envelope-malformed: .*too-many-nodes/);
+  // 8 levels: the root is 1, `x` and its value 2; 6 lists deep puts the innermost number at 8.
+  const nested = (k) => '['.repeat(k) + '1' + ']'.repeat(k);
+  assert.match(result(header(nested(6))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header(nested(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // A key is counted at its own level: an object 7 deep whose key is at level 9.
+  assert.match(result(header('{"a":'.repeat(6) + '1' + '}'.repeat(6))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header('{"a":'.repeat(7) + '1' + '}'.repeat(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // The payload: {format, x: [n numbers]} is n + 5 values. Within the limits the format is
+  // looked at (check 10); past them the payload is not read (check 9).
+  const payload = (x) => make({ payload: `{"format":"sessionpolicy-envelope/2","x":${x}}` });
+  assert.match(result(payload(list(59))), /^unsupported-envelope/);
+  assert.match(result(payload(list(60))), /^envelope-malformed: .*too-many-nodes/);
+  assert.match(result(payload(nested(6))), /^unsupported-envelope/);
+  assert.match(result(payload(nested(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // Bytes: a payload of 1.5 MiB (white space around a machine of 220 KB) is read: the machine
+  // document's 1 MiB is the machine's limit, not the payload's.
+  const good = canonical(payloadOf());
+  const padded = good.slice(0, -1) + ' '.repeat(1.5 * 1024 * 1024) + '}';
+  assert.ok(padded.length > 1024 * 1024 && padded.length < 4 * 1024 * 1024);
+  assert.equal(result(make({ payload: padded })), 'installed');
+  // A payload about as large as 4 MiB of envelope can carry (3 MiB, in base64url) is read too.
+  const largest = make({ payload: good.slice(0, -1) + ' '.repeat(3 * 1024 * 1024 - 256 - good.length) + '}' });
+  assert.ok(largest.length <= 4 * 1024 * 1024 && largest.length > 4 * 1024 * 1024 - 512, String(largest.length));
+  assert.equal(result(largest), 'installed');
+  // The machine keeps the machine document's own limits: over 1 MiB it is refused (check 15),
+  // and its own values and levels are not the envelope's (every machine has more than 64).
+  const doc = DOC.trimEnd();
+  assert.equal(doc[doc.length - 1], '}');
+  const big = doc.slice(0, -1) + ' '.repeat(1024 * 1024 - doc.length + 1) + '}';
+  assert.equal(big.length, 1024 * 1024 + 1);
+  assert.match(result(make({ payload: { machine: big } })), /^machine-refused: .*input-too-large/);
+  assert.equal(result(make({ payload: { machine: big.slice(0, -2) + '}' } })), 'installed');
+});
+
 test('11: exactly the seven members, of their types, within their bounds', () => {
   const p = (over) => offered(make({ payload: over }));
   const good = canonical(payloadOf());
