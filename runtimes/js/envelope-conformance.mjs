@@ -56,10 +56,12 @@ export function runEnvelopeVectors(dir = suite) {
       }
       const r = v.restore ? u.restore(v.envelope) : u.offer(v.envelope, v.now);
       got = describe(r);
-      // An installed envelope is the one held, with the text to store, which restores.
+      // An installed envelope is the one held, with the text to store (exactly the text given),
+      // which restores.
       if (r.result === 'installed') {
         const c = u.current;
         if (c.serial !== r.serial || c.digest !== r.digest || c.machine !== r.machine) got += ' (current differs)';
+        if (r.envelope !== v.envelope || c.envelope !== v.envelope) got += ' (the envelope handed back is not the one given)';
         const again = new MachineUpdater({ policy: v.policy, keys: v.keys.map(pem), tolerance: v.tolerance }).restore(c.envelope);
         if (describe(again) !== describe(r)) got += ` (the stored envelope restores as ${describe(again)})`;
       }

@@ -343,7 +343,11 @@ export interface InstalledEnvelope {
   readonly digest: string;
   /** The id of the pinned key that signed it. */
   readonly keyId: string;
-  /** The envelope's text (without surrounding white space): store it, restore it at the next start. */
+  /**
+   * The envelope exactly as it was given, white space included: store it, restore it at the next
+   * start. Given a string, that string; given bytes, their text (an envelope that passes check 2
+   * is ASCII), whose UTF-8 (`new TextEncoder().encode(envelope)`) is exactly the bytes given.
+   */
   readonly envelope: string;
   /** The machine to decide with. */
   readonly machine: PolicyMachine;
@@ -354,7 +358,7 @@ export interface UpdateInstalled {
   readonly machine: PolicyMachine;
   readonly serial: number;
   readonly digest: string;
-  /** The text to store. */
+  /** The text to store: the envelope exactly as given (see `InstalledEnvelope.envelope`). */
   readonly envelope: string;
 }
 /** The machine held (the same digest) with a serial not larger: nothing changes. */

@@ -2981,7 +2981,9 @@ export class MachineUpdater {
 
   /**
    * The installed envelope, or null: `{policy, serial, issuedAt, expiresAt, digest, keyId,
-   * envelope, machine}`; `envelope` is the text to store, `machine` the `PolicyMachine`.
+   * envelope, machine}`; `envelope` is the text to store, exactly as it was given (white space
+   * included: the string itself, or the text of the bytes, whose UTF-8 is those very bytes),
+   * `machine` the `PolicyMachine`.
    */
   get current() {
     return this._current;
@@ -3003,8 +3005,8 @@ export class MachineUpdater {
 
   /**
    * Offers a fetched envelope (text or bytes) at `nowMillis` (the device's clock, milliseconds
-   * since the epoch): every check. `installed` (store `result.envelope`), `unchanged`, or
-   * `refused` with the code of the first failed check.
+   * since the epoch): every check. `installed` (store `result.envelope`: the envelope exactly
+   * as given), `unchanged`, or `refused` with the code of the first failed check.
    */
   offer(envelope, nowMillis) {
     return this._read(envelope, millis(nowMillis, '`nowMillis`', -Infinity));
@@ -3157,7 +3159,9 @@ export class MachineUpdater {
       );
     }
 
-    const text = latin(b, start, end);
+    // The envelope handed back to store is exactly what was given, white space included: the
+    // string itself, or the text of the bytes (ASCII, by check 2: its UTF-8 is those bytes).
+    const text = typeof envelope === 'string' ? envelope : latin(b, 0, b.length);
     this._current = Object.freeze({ policy, serial, issuedAt, expiresAt, digest, keyId: key.id, envelope: text, machine });
     return Object.freeze({ result: 'installed', machine, serial, digest, envelope: text });
   }

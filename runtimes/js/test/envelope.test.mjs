@@ -94,11 +94,11 @@ test('a good envelope is installed: the machine, serial, digest, key id and the 
   assert.equal(r.machine.digest, MACHINE.digest);
   assert.equal(r.serial, 1000);
   assert.equal(r.digest, MACHINE.digest);
-  assert.equal(r.envelope, GOOD); // the surrounding white space is not part of it
+  assert.equal(r.envelope, GOOD + '\n'); // exactly as given, the line feed included
   const c = u.current;
   assert.deepEqual(
     { policy: c.policy, serial: c.serial, issuedAt: c.issuedAt, expiresAt: c.expiresAt, digest: c.digest, keyId: c.keyId, envelope: c.envelope },
-    { policy: POLICY, serial: 1000, issuedAt: NOW - DAY, expiresAt: NOW + 30 * DAY, digest: MACHINE.digest, keyId: keyId(pub('a')), envelope: GOOD },
+    { policy: POLICY, serial: 1000, issuedAt: NOW - DAY, expiresAt: NOW + 30 * DAY, digest: MACHINE.digest, keyId: keyId(pub('a')), envelope: GOOD + '\n' },
   );
   assert.equal(u.machine, c.machine);
   assert.ok(c.machine instanceof PolicyMachine);
@@ -115,6 +115,40 @@ test('the envelope as bytes, an ArrayBuffer, or text with white space around it'
   assert.throws(() => updater().offer(42, NOW), TypeError);
   assert.throws(() => updater().offer(GOOD, '2026-03-01'), TypeError);
   assert.throws(() => updater().offer(GOOD, 1.5), TypeError);
+});
+
+test('the envelope is handed back exactly as it was given, white space included', () => {
+  const around = ' \t\r\n' + GOOD + '\r\n  \n';
+  // Text: the same string, in the result and in `current`, from an offer and from a restore.
+  for (const read of [(u, e) => u.offer(e, NOW), (u, e) => u.restore(e)]) {
+    const u = updater();
+    const r = read(u, around);
+    assert.equal(r.result, 'installed');
+    assert.equal(r.envelope, around);
+    assert.equal(u.current.envelope, around);
+  }
+  // Bytes (a Uint8Array, a Buffer, an ArrayBuffer, a view into a larger buffer): their text, whose
+  // UTF-8 is exactly the bytes given.
+  const bytes = new TextEncoder().encode(around);
+  const larger = new Uint8Array(bytes.length + 10);
+  larger.set(bytes, 5);
+  for (const given of [bytes, Buffer.from(around), bytes.slice().buffer, larger.subarray(5, 5 + bytes.length)]) {
+    const u = updater();
+    const r = u.offer(given, NOW);
+    assert.equal(r.result, 'installed');
+    assert.equal(typeof r.envelope, 'string');
+    assert.equal(r.envelope, around);
+    assert.deepEqual(new TextEncoder().encode(r.envelope), bytes);
+    assert.equal(u.current.envelope, around);
+  }
+  // What is handed back restores at the next start, and is handed back as it is again.
+  const stored = updater().offer(bytes, NOW).envelope;
+  const next = updater();
+  assert.equal(next.restore(stored).envelope, around);
+  // A later install hands back its own text, as given (no white space this time).
+  const later = make({ payload: { serial: 1001 } });
+  assert.equal(next.offer(later, NOW).envelope, later);
+  assert.equal(next.current.envelope, later);
 });
 
 test('1: more than 4 MiB is envelope-too-large, before anything else is read', () => {
