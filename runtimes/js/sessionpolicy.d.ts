@@ -376,7 +376,11 @@ export type UpdateResult = UpdateInstalled | UpdateUnchanged | UpdateRefused;
 export interface MachineUpdaterOptions {
   /** The policy's name the app expects (the machine's `name`). */
   policy: string;
-  /** The pinned public keys, PEM `PUBLIC KEY` (P-256, the point uncompressed): at least one. */
+  /**
+   * The pinned public keys, PEM `PUBLIC KEY` (P-256, the point uncompressed): at least one. Each
+   * is exactly one PEM block with nothing but white space around it, its base64 canonical
+   * (padding as needed, unused bits zero).
+   */
   keys: readonly string[];
   /** The device clock's tolerance in milliseconds; 600000 (10 minutes) unless given. */
   tolerance?: number;
@@ -407,5 +411,9 @@ export class MachineUpdater {
   offer(envelope: EnvelopeInput, nowMillis: number): UpdateResult;
 }
 
-/** The key id of a P-256 public key in PEM: the lowercase hex SHA-256 of its DER. Throws `invalid-key`. */
+/**
+ * The key id of a P-256 public key in PEM: the lowercase hex SHA-256 of its DER. Throws
+ * `invalid-key` (also for PEM that is not exactly one block with only white space around it, or
+ * whose base64 is not canonical).
+ */
 export function keyId(pem: string): string;

@@ -2846,7 +2846,8 @@ function readPinnedKey(pem, index) {
 /**
  * The key id of a P-256 public key in PEM (`PUBLIC KEY`): the lowercase hex SHA-256 of its 91
  * bytes of DER, as `policyctl sign` prints it and an envelope's `kid` names it. Throws
- * `SessionPolicyError` `invalid-key` for anything but a P-256 public key, point uncompressed.
+ * `SessionPolicyError` `invalid-key` for anything but a P-256 public key, point uncompressed,
+ * in PEM read strictly (one block, nothing but white space around it, canonical base64).
  */
 export function keyId(pem) {
   return readPinnedKey(pem).id;
