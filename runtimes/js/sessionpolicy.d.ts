@@ -382,7 +382,10 @@ export interface MachineUpdaterOptions {
    * (padding as needed, unused bits zero).
    */
   keys: readonly string[];
-  /** The device clock's tolerance in milliseconds; 600000 (10 minutes) unless given. */
+  /**
+   * The device clock's tolerance in milliseconds, an integer, 0 or more; 600000 (10 minutes)
+   * unless given. A negative one throws `SessionPolicyError` `invalid-value`.
+   */
   tolerance?: number;
 }
 
@@ -391,7 +394,10 @@ export interface MachineUpdaterOptions {
  * one; after a refusal it keeps the machine it had. Reads no clock and does no I/O.
  */
 export class MachineUpdater {
-  /** Throws `SessionPolicyError` `invalid-key` for a key that is not a P-256 public key, or no key. */
+  /**
+   * Throws `SessionPolicyError` `invalid-key` for a key that is not a P-256 public key, or no key
+   * (an empty list), then `invalid-value` for a negative tolerance.
+   */
   constructor(options: MachineUpdaterOptions);
   readonly policy: string;
   readonly tolerance: number;

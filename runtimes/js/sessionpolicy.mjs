@@ -2958,8 +2958,10 @@ export class MachineUpdater {
   /**
    * `policy`: the policy's name the app expects; `keys`: the pinned public keys (PEM `PUBLIC
    * KEY`, P-256), at least one; `tolerance`: the device clock's tolerance in milliseconds (10
-   * minutes unless given). Throws `SessionPolicyError` `invalid-key` for a key that is not a
-   * P-256 public key, or for no key at all.
+   * minutes unless given; 0 or more). Throws `SessionPolicyError` `invalid-key` for a key that
+   * is not a P-256 public key, or for no key at all, then `invalid-value` for a negative
+   * tolerance; a `TypeError` for a policy that is not a non-empty string or a tolerance that is
+   * not an integer number.
    */
   constructor({ policy, keys, tolerance = DEFAULT_TOLERANCE } = {}) {
     if (typeof policy !== 'string' || policy === '') throw new TypeError('`policy` must be the policy\'s name, a non-empty string');
@@ -2970,6 +2972,12 @@ export class MachineUpdater {
       );
     }
     this._keys = keys.map((pem, i) => readPinnedKey(pem, i));
+    if (typeof tolerance === 'number' && tolerance < 0) {
+      throw refuse(
+        'invalid-value', `the clock tolerance is ${tolerance} ms, less than 0`, null,
+        'give 0 or more milliseconds; the default is 10 minutes (600000)',
+      );
+    }
     /** The policy this updater takes machines of. */
     this.policy = policy;
     /** The clock tolerance, in milliseconds. */

@@ -394,7 +394,6 @@ test('13 and 14: issued at most now + tolerance, expiring at least now - toleran
   assert.equal(strict.offer(make({ payload: { issued_at: NOW + 1 } }), NOW).code, 'not-yet-valid');
   assert.equal(strict.offer(make({ payload: { issued_at: NOW } }), NOW).result, 'installed');
   assert.equal(updater().tolerance, 600000);
-  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -1 }), TypeError);
   // The times come before the machine.
   assert.equal(offered(make({ payload: { issued_at: NOW - 2 * DAY, expires_at: NOW - DAY, machine: 'x' } })), 'expired');
 });
@@ -553,7 +552,7 @@ test('after every refusal the updater keeps the machine it had', () => {
   assert.equal(u.offer(make({ payload: other }), NOW).result, 'installed');
 });
 
-test('the updater is built with at least one valid pinned key (invalid-key)', () => {
+test('the updater is built with at least one valid pinned key (invalid-key) and a tolerance of 0 or more (invalid-value)', () => {
   const code = (f) => {
     try {
       f();
@@ -571,6 +570,15 @@ test('the updater is built with at least one valid pinned key (invalid-key)', ()
   assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [null] })), 'invalid-key');
   assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')] })), 'built');
   assert.throws(() => new MachineUpdater({ policy: '', keys: [pub('a')] }), TypeError);
+  // The tolerance: 0 or more (invalid-value), checked after the keys.
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -1 })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -600000 })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -Infinity })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: 0 })), 'built');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [], tolerance: -1 })), 'invalid-key');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: ['not a key'], tolerance: -1 })), 'invalid-key');
+  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: 1.5 }), TypeError);
+  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: '600000' }), TypeError);
   const u = new MachineUpdater({ policy: POLICY, keys: [pub('a'), pub('b')] });
   assert.deepEqual(u.keyIds, [keyId(pub('a')), keyId(pub('b'))]);
   assert.equal(u.policy, POLICY);
