@@ -3066,15 +3066,16 @@ export class MachineUpdater {
       if (h[name] === undefined) return refused('envelope-malformed', `the header has no \`${name}\``);
     }
 
-    // 4 to 8: the type, the algorithm, the key and the signature.
-    if (!sameText(h.typ, ENVELOPE_TYPE)) {
+    // 4 to 8: the type, the algorithm, the key and the signature. `typ`, `alg`, `kid` (and
+    // `format`, `digest`) are compared byte for byte; names (`policy`) by string equality.
+    if (h.typ !== ENVELOPE_TYPE) {
       return refused('unsupported-envelope', `the header's \`typ\` is \`${h.typ}\`, not \`${ENVELOPE_TYPE}\``);
     }
-    if (!sameText(h.alg, 'ES256')) {
+    if (h.alg !== 'ES256') {
       return refused('unsupported-algorithm', `the envelope is signed with \`${h.alg}\`; only \`ES256\` is accepted`);
     }
     if (second + 1 === end) return refused('signature-missing', 'the envelope has no signature');
-    const key = this._keys.find((k) => sameText(h.kid, k.id));
+    const key = this._keys.find((k) => h.kid === k.id);
     if (key === undefined) {
       return refused('unpinned-key', `the envelope is signed with key \`${h.kid}\`, which is not pinned (pinned: ${this.keyIds.join(', ')})`);
     }
@@ -3094,7 +3095,7 @@ export class MachineUpdater {
     if (format === undefined || !isJSONString(format)) {
       return refused('envelope-malformed', format === undefined ? 'the payload has no `format`' : 'the payload\'s `format` is not a string');
     }
-    if (!sameText(format.text, ENVELOPE_FORMAT)) {
+    if (format.text !== ENVELOPE_FORMAT) {
       return refused('unsupported-envelope', `the payload's format is \`${format.text}\`, not \`${ENVELOPE_FORMAT}\``);
     }
 
