@@ -215,6 +215,9 @@ test('3: the header: UTF-8 JSON, an object of exactly alg, kid and typ, strings'
   // Not UTF-8: a header with a stray 0xff byte.
   const h = Buffer.concat([Buffer.from(`{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws","x":"`), Buffer.from([0xff]), Buffer.from('"}')]);
   assert.equal(raw(h), 'envelope-malformed');
+  // A UTF-8 byte-order mark at the start of the header is skipped, as the machine reader skips it.
+  assert.equal(raw(`\ufeff{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws"}`), 'installed');
+  assert.equal(raw(`{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws"}\ufeff`), 'envelope-malformed');
   // Members in another order and white space: read, not required canonical (the bytes are signed).
   assert.equal(raw(` { "typ" : "sessionpolicy-machine+jws", "kid": "${kid}", "alg": "ES256" }\n`), 'installed');
 });
@@ -371,6 +374,10 @@ test('11: exactly the seven members, of their types, within their bounds', () =>
   assert.equal(p({ digest: null }), 'envelope-malformed');
   assert.equal(p({ machine: JSON.parse(DOC) }), 'envelope-malformed'); // the document as an object, not its text
   assert.equal(p({ machine: null }), 'envelope-malformed');
+  // `-0` is 0 (docs/envelope.md check 11): an issued_at of -0 is the epoch; a serial of -0 is 0.
+  assert.equal(raw(good.replace(`"issued_at":${NOW - DAY}`, '"issued_at":-0')), 'installed');
+  assert.equal(raw(good.replace('"serial":1000', '"serial":-0')), 'envelope-malformed');
+  assert.equal(raw(good.replace('"serial":1000', '"serial":-1000')), 'envelope-malformed');
   // Member problems come before the policy, the times and the machine.
   assert.equal(p({ serial: 0, policy: 'other', machine: 'x' }), 'envelope-malformed');
 });
