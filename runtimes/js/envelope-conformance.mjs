@@ -5,8 +5,8 @@
 //
 //   node envelope-conformance.mjs   # "envelope vectors: N passed, N failed" and "key vectors: ..."
 //
-// `test/envelope-conformance.test.mjs` runs the same under `node --test`. Until the suite holds
-// the two files, both say so and skip.
+// `test/envelope-conformance.test.mjs` runs the same under `node --test`. The two files are part
+// of the suite: when one is missing, both say so and fail (they never skip).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,8 @@ function describe(r) {
 
 /**
  * Runs every envelope vector: `{present, passed, failed, failures}` (`present` false when the
- * suite has no `envelopes.jsonl`); each failure `{id, got, want}`.
+ * suite has no `envelopes.jsonl`, which the callers count as a failure); each failure `{id, got,
+ * want}`.
  */
 export function runEnvelopeVectors(dir = suite) {
   const file = join(dir, 'envelopes.jsonl');
@@ -56,10 +57,12 @@ export function runEnvelopeVectors(dir = suite) {
       }
       const r = v.restore ? u.restore(v.envelope) : u.offer(v.envelope, v.now);
       got = describe(r);
-      // An installed envelope is the one held, with the text to store, which restores.
+      // An installed envelope is the one held, with the text to store (exactly the text given),
+      // which restores.
       if (r.result === 'installed') {
         const c = u.current;
         if (c.serial !== r.serial || c.digest !== r.digest || c.machine !== r.machine) got += ' (current differs)';
+        if (r.envelope !== v.envelope || c.envelope !== v.envelope) got += ' (the envelope handed back is not the one given)';
         const again = new MachineUpdater({ policy: v.policy, keys: v.keys.map(pem), tolerance: v.tolerance }).restore(c.envelope);
         if (describe(again) !== describe(r)) got += ` (the stored envelope restores as ${describe(again)})`;
       }
@@ -72,7 +75,7 @@ export function runEnvelopeVectors(dir = suite) {
   return { present: true, passed, failed: failures.length, failures };
 }
 
-/** Runs every key vector: `{present, passed, failed, failures}`. */
+/** Runs every key vector: `{present, passed, failed, failures}` (`present` as above, for `keys.jsonl`). */
 export function runKeyVectors(dir = suite) {
   const file = join(dir, 'keys.jsonl');
   if (!existsSync(file)) return { present: false, passed: 0, failed: 0, failures: [] };
@@ -102,7 +105,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     ['key', 'keys.jsonl', runKeyVectors()],
   ]) {
     if (!r.present) {
-      console.log(`${what} vectors: skipped (${join(suite, file)} not found)`);
+      console.log(`${what} vectors: FAILED: ${join(suite, file)} not found (it is part of the suite)`);
+      status = 1;
       continue;
     }
     for (const f of r.failures.slice(0, 10)) console.log(`FAILED ${what}: ${f.id}\n  got  ${f.got}\n  want ${f.want}`);

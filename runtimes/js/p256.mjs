@@ -181,24 +181,32 @@ function isWhiteSpace(c) {
 }
 
 /**
- * The DER of the first PEM `PUBLIC KEY` block of `pem` (RFC 7468: text before and after the
- * block is ignored): the base64 between `-----BEGIN PUBLIC KEY-----` and `-----END PUBLIC
- * KEY-----`, white space ignored, padded with `=` and without stray bits. Throws an `Error`
- * saying what is wrong (no such block, a private key, not base64).
+ * The DER of a PEM `PUBLIC KEY`, read strictly (docs/envelope.md, "Keys"): the text is exactly
+ * one block, `-----BEGIN PUBLIC KEY-----` to `-----END PUBLIC KEY-----`, with nothing but white
+ * space before and after it; between the two lines white space is ignored and the rest must be
+ * the one base64 text (RFC 4648 §4) of the DER: `=` padding as its length needs, and the unused
+ * low bits of its last character zero. Throws an `Error` saying what is wrong (not one block,
+ * text around it, a private key, not base64).
  */
 export function derFromPEM(pem) {
   if (typeof pem !== 'string') throw new Error('the key is not a string');
   const begin = '-----BEGIN PUBLIC KEY-----';
   const end = '-----END PUBLIC KEY-----';
-  const from = pem.indexOf(begin);
-  const to = from < 0 ? -1 : pem.indexOf(end, from + begin.length);
-  if (to < 0) {
+  let from = 0;
+  let to = pem.length;
+  while (from < to && isWhiteSpace(pem.charCodeAt(from))) from++;
+  while (to > from && isWhiteSpace(pem.charCodeAt(to - 1))) to--;
+  if (to - from < begin.length + end.length || !pem.startsWith(begin, from) || !pem.endsWith(end, to)) {
     if (/-----BEGIN (EC |ENCRYPTED )?PRIVATE KEY-----/.test(pem)) {
       throw new Error('this is a private key; an app pins the public key, and never holds the private one');
     }
+    if (pem.includes(begin) && pem.includes(end)) {
+      throw new Error('the key has text around its PEM block: the PEM text is one block with nothing but white space before and after it');
+    }
     throw new Error('the key is not a PEM public key (-----BEGIN PUBLIC KEY----- ... -----END PUBLIC KEY-----)');
   }
-  const body = pem.slice(from + begin.length, to);
+  const body = pem.slice(from + begin.length, to - end.length);
+  if (body.includes('-----')) throw new Error('the key holds more than one PEM block: the PEM text is exactly one');
   const values = [];
   let padding = 0;
   for (let i = 0; i < body.length; i++) {

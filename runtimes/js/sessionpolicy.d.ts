@@ -343,7 +343,11 @@ export interface InstalledEnvelope {
   readonly digest: string;
   /** The id of the pinned key that signed it. */
   readonly keyId: string;
-  /** The envelope's text (without surrounding white space): store it, restore it at the next start. */
+  /**
+   * The envelope exactly as it was given, white space included: store it, restore it at the next
+   * start. Given a string, that string; given bytes, their text (an envelope that passes check 2
+   * is ASCII), whose UTF-8 (`new TextEncoder().encode(envelope)`) is exactly the bytes given.
+   */
   readonly envelope: string;
   /** The machine to decide with. */
   readonly machine: PolicyMachine;
@@ -354,9 +358,10 @@ export interface UpdateInstalled {
   readonly machine: PolicyMachine;
   readonly serial: number;
   readonly digest: string;
-  /** The text to store. */
+  /** The text to store: the envelope exactly as given (see `InstalledEnvelope.envelope`). */
   readonly envelope: string;
 }
+/** The machine held (the same digest) with a serial not larger: nothing changes. */
 export interface UpdateUnchanged {
   readonly result: 'unchanged';
 }
@@ -371,9 +376,16 @@ export type UpdateResult = UpdateInstalled | UpdateUnchanged | UpdateRefused;
 export interface MachineUpdaterOptions {
   /** The policy's name the app expects (the machine's `name`). */
   policy: string;
-  /** The pinned public keys, PEM `PUBLIC KEY` (P-256, the point uncompressed): at least one. */
+  /**
+   * The pinned public keys, PEM `PUBLIC KEY` (P-256, the point uncompressed): at least one. Each
+   * is exactly one PEM block with nothing but white space around it, its base64 canonical
+   * (padding as needed, unused bits zero).
+   */
   keys: readonly string[];
-  /** The device clock's tolerance in milliseconds; 600000 (10 minutes) unless given. */
+  /**
+   * The device clock's tolerance in milliseconds, an integer, 0 or more; 600000 (10 minutes)
+   * unless given. A negative one throws `SessionPolicyError` `invalid-value`.
+   */
   tolerance?: number;
 }
 
@@ -382,7 +394,10 @@ export interface MachineUpdaterOptions {
  * one; after a refusal it keeps the machine it had. Reads no clock and does no I/O.
  */
 export class MachineUpdater {
-  /** Throws `SessionPolicyError` `invalid-key` for a key that is not a P-256 public key, or no key. */
+  /**
+   * Throws `SessionPolicyError` `invalid-key` for a key that is not a P-256 public key, or no key
+   * (an empty list), then `invalid-value` for a negative tolerance.
+   */
   constructor(options: MachineUpdaterOptions);
   readonly policy: string;
   readonly tolerance: number;
@@ -392,11 +407,19 @@ export class MachineUpdater {
   readonly current: InstalledEnvelope | null;
   /** The machine to decide with (`current.machine`), or null. */
   readonly machine: PolicyMachine | null;
-  /** Restores the stored envelope at start: every check but the times (13, 14) and the serial (17). */
-  restore(envelope: EnvelopeInput): UpdateInstalled | UpdateRefused;
+  /**
+   * Restores the stored envelope at start: checks 1 to 12, 15 and 16 (not the times, 13 and 14),
+   * and 17 when a machine is already held: `installed`, `unchanged` (the machine held, a serial
+   * not larger) or `refused` (`rollback`: another machine, a serial not larger).
+   */
+  restore(envelope: EnvelopeInput): UpdateResult;
   /** Offers a fetched envelope at `nowMillis` (the device's clock): every check. */
   offer(envelope: EnvelopeInput, nowMillis: number): UpdateResult;
 }
 
-/** The key id of a P-256 public key in PEM: the lowercase hex SHA-256 of its DER. Throws `invalid-key`. */
+/**
+ * The key id of a P-256 public key in PEM: the lowercase hex SHA-256 of its DER. Throws
+ * `invalid-key` (also for PEM that is not exactly one block with only white space around it, or
+ * whose base64 is not canonical).
+ */
 export function keyId(pem: string): string;

@@ -685,9 +685,17 @@ function compareVersions(a, b) {
 
 // MARK: - JSON syntax (strict RFC 8259, located)
 
-const LIMIT_BYTES = 1 << 20;
-const LIMIT_NODES = 100000;
-const LIMIT_DEPTH = 64;
+/**
+ * How much a JSON text may hold: `bytes` (else `input-too-large`, with `hint`), `nodes` keys,
+ * values and containers in all, counted as they are met (else `too-many-nodes`), and `depth`
+ * levels, the root being level 1 (else `nesting-too-deep`).
+ */
+const FILE_LIMITS = Object.freeze({
+  bytes: 1 << 20,
+  nodes: 100000,
+  depth: 64,
+  hint: 'policy and scenario files are small; split the file or check that it is the right one',
+});
 
 const SCALAR = 0;
 const SEQUENCE = 1;
@@ -738,8 +746,11 @@ function wideEncoding(b0, b1, b2, b3) {
   return null;
 }
 
-/** Parses JSON text (a string or UTF-8 bytes) into a located tree; null for no value at all. */
-function parseJSON(input) {
+/**
+ * Parses JSON text (a string or UTF-8 bytes) into a located tree, within `limits` (the machine
+ * document's unless given); null for no value at all.
+ */
+function parseJSON(input, limits = FILE_LIMITS) {
   let text;
   let head;
   let size;
@@ -752,28 +763,26 @@ function parseJSON(input) {
     size = bytes.length;
     head = bytes;
     text = null;
-    if (size <= LIMIT_BYTES) {
+    if (size <= limits.bytes) {
       const wide = wideEncoding(bytes[0], bytes[1], bytes[2], bytes[3]);
       if (wide === null) text = utf8Decode(bytes);
     }
   }
-  if (size > LIMIT_BYTES) {
-    throw refuse(
-      'input-too-large', `input is ${size} bytes, more than the limit of ${LIMIT_BYTES} bytes`, { line: 1, column: 1 },
-      'policy and scenario files are small; split the file or check that it is the right one',
-    );
+  if (size > limits.bytes) {
+    throw refuse('input-too-large', `input is ${size} bytes, more than the limit of ${limits.bytes} bytes`, { line: 1, column: 1 }, limits.hint);
   }
   const wide = wideEncoding(head[0], head[1], head[2], head[3]);
   if (wide !== null) {
     throw refuse('unsupported-encoding', `the input is in ${wide}; only UTF-8 is read`, { line: 1, column: 1 }, 'convert it to UTF-8');
   }
-  return new JSONReader(text).document();
+  return new JSONReader(text, limits).document();
 }
 
 /** The reader of `JSONSyntax.swift`: the same values, the same refusals, in the same order. */
 class JSONReader {
-  constructor(text) {
+  constructor(text, limits) {
     this.s = text;
+    this.limits = limits;
     this.n = text.length;
     this.i = 0;
     this.line = 1;
@@ -861,11 +870,11 @@ class JSONReader {
   /** Counts a node and checks the depth it would have. */
   count(at) {
     this.nodes += 1;
-    if (this.nodes > LIMIT_NODES) {
-      throw refuse('too-many-nodes', `the document has more than ${LIMIT_NODES} values`, at);
+    if (this.nodes > this.limits.nodes) {
+      throw refuse('too-many-nodes', `the document has more than ${this.limits.nodes} values`, at);
     }
-    if (this.stack.length + 1 > LIMIT_DEPTH) {
-      throw refuse('nesting-too-deep', `values are nested more than ${LIMIT_DEPTH} levels deep`, at);
+    if (this.stack.length + 1 > this.limits.depth) {
+      throw refuse('nesting-too-deep', `values are nested more than ${this.limits.depth} levels deep`, at);
     }
   }
 
@@ -2837,7 +2846,8 @@ function readPinnedKey(pem, index) {
 /**
  * The key id of a P-256 public key in PEM (`PUBLIC KEY`): the lowercase hex SHA-256 of its 91
  * bytes of DER, as `policyctl sign` prints it and an envelope's `kid` names it. Throws
- * `SessionPolicyError` `invalid-key` for anything but a P-256 public key, point uncompressed.
+ * `SessionPolicyError` `invalid-key` for anything but a P-256 public key, point uncompressed,
+ * in PEM read strictly (one block, nothing but white space around it, canonical base64).
  */
 export function keyId(pem) {
   return readPinnedKey(pem).id;
@@ -2870,11 +2880,22 @@ function base64url(b, start, end) {
   return out;
 }
 
-/** Reads JSON bytes with the machine document's syntax and limits: the root, or a refusal's text. */
+/**
+ * The header's and the payload's limits (docs/envelope.md, "Reading an envelope"): the machine
+ * document's syntax, but each at most 4 MiB, 64 values and 8 levels.
+ */
+const ENVELOPE_JSON_LIMITS = Object.freeze({
+  bytes: 4 * 1024 * 1024,
+  nodes: 64,
+  depth: 8,
+  hint: "an envelope's header and payload are small objects; see docs/envelope.md",
+});
+
+/** Reads JSON bytes with the machine document's syntax, within the envelope's limits: the root, or a refusal's text. */
 function envelopeJSON(bytes, what) {
   let root;
   try {
-    root = parseJSON(bytes);
+    root = parseJSON(bytes, ENVELOPE_JSON_LIMITS);
   } catch (e) {
     if (e instanceof SessionPolicyError) return `the ${what} is not JSON the reader accepts (${e.code}: ${e.diagnostics[0].message})`;
     throw e;
@@ -2937,8 +2958,10 @@ export class MachineUpdater {
   /**
    * `policy`: the policy's name the app expects; `keys`: the pinned public keys (PEM `PUBLIC
    * KEY`, P-256), at least one; `tolerance`: the device clock's tolerance in milliseconds (10
-   * minutes unless given). Throws `SessionPolicyError` `invalid-key` for a key that is not a
-   * P-256 public key, or for no key at all.
+   * minutes unless given; 0 or more). Throws `SessionPolicyError` `invalid-key` for a key that
+   * is not a P-256 public key, or for no key at all, then `invalid-value` for a negative
+   * tolerance; a `TypeError` for a policy that is not a non-empty string or a tolerance that is
+   * not an integer number.
    */
   constructor({ policy, keys, tolerance = DEFAULT_TOLERANCE } = {}) {
     if (typeof policy !== 'string' || policy === '') throw new TypeError('`policy` must be the policy\'s name, a non-empty string');
@@ -2949,6 +2972,12 @@ export class MachineUpdater {
       );
     }
     this._keys = keys.map((pem, i) => readPinnedKey(pem, i));
+    if (typeof tolerance === 'number' && tolerance < 0) {
+      throw refuse(
+        'invalid-value', `the clock tolerance is ${tolerance} ms, less than 0`, null,
+        'give 0 or more milliseconds; the default is 10 minutes (600000)',
+      );
+    }
     /** The policy this updater takes machines of. */
     this.policy = policy;
     /** The clock tolerance, in milliseconds. */
@@ -2961,7 +2990,9 @@ export class MachineUpdater {
 
   /**
    * The installed envelope, or null: `{policy, serial, issuedAt, expiresAt, digest, keyId,
-   * envelope, machine}`; `envelope` is the text to store, `machine` the `PolicyMachine`.
+   * envelope, machine}`; `envelope` is the text to store, exactly as it was given (white space
+   * included: the string itself, or the text of the bytes, whose UTF-8 is those very bytes),
+   * `machine` the `PolicyMachine`.
    */
   get current() {
     return this._current;
@@ -2974,7 +3005,8 @@ export class MachineUpdater {
 
   /**
    * Restores the envelope stored at the last install (or shipped with the app), at start:
-   * checks 1 to 12, 15 and 16, not the times. `installed` or `refused`.
+   * checks 1 to 12, 15 and 16, not the times; and 17 when a machine is already held.
+   * `installed`, `unchanged` (only when a machine is held) or `refused`.
    */
   restore(envelope) {
     return this._read(envelope, null);
@@ -2982,14 +3014,14 @@ export class MachineUpdater {
 
   /**
    * Offers a fetched envelope (text or bytes) at `nowMillis` (the device's clock, milliseconds
-   * since the epoch): every check. `installed` (store `result.envelope`), `unchanged`, or
-   * `refused` with the code of the first failed check.
+   * since the epoch): every check. `installed` (store `result.envelope`: the envelope exactly
+   * as given), `unchanged`, or `refused` with the code of the first failed check.
    */
   offer(envelope, nowMillis) {
     return this._read(envelope, millis(nowMillis, '`nowMillis`', -Infinity));
   }
 
-  /** The checks of docs/envelope.md, in order; `now` null when restoring (no time checks, no 17). */
+  /** The checks of docs/envelope.md, in order; `now` null when restoring (no time checks). */
   _read(envelope, now) {
     // 1. The size.
     const b = envelopeBytes(envelope);
@@ -3034,15 +3066,16 @@ export class MachineUpdater {
       if (h[name] === undefined) return refused('envelope-malformed', `the header has no \`${name}\``);
     }
 
-    // 4 to 8: the type, the algorithm, the key and the signature.
-    if (!sameText(h.typ, ENVELOPE_TYPE)) {
+    // 4 to 8: the type, the algorithm, the key and the signature. `typ`, `alg`, `kid` (and
+    // `format`, `digest`) are compared byte for byte; names (`policy`) by string equality.
+    if (h.typ !== ENVELOPE_TYPE) {
       return refused('unsupported-envelope', `the header's \`typ\` is \`${h.typ}\`, not \`${ENVELOPE_TYPE}\``);
     }
-    if (!sameText(h.alg, 'ES256')) {
+    if (h.alg !== 'ES256') {
       return refused('unsupported-algorithm', `the envelope is signed with \`${h.alg}\`; only \`ES256\` is accepted`);
     }
     if (second + 1 === end) return refused('signature-missing', 'the envelope has no signature');
-    const key = this._keys.find((k) => sameText(h.kid, k.id));
+    const key = this._keys.find((k) => h.kid === k.id);
     if (key === undefined) {
       return refused('unpinned-key', `the envelope is signed with key \`${h.kid}\`, which is not pinned (pinned: ${this.keyIds.join(', ')})`);
     }
@@ -3062,7 +3095,7 @@ export class MachineUpdater {
     if (format === undefined || !isJSONString(format)) {
       return refused('envelope-malformed', format === undefined ? 'the payload has no `format`' : 'the payload\'s `format` is not a string');
     }
-    if (!sameText(format.text, ENVELOPE_FORMAT)) {
+    if (format.text !== ENVELOPE_FORMAT) {
       return refused('unsupported-envelope', `the payload's format is \`${format.text}\`, not \`${ENVELOPE_FORMAT}\``);
     }
 
@@ -3121,23 +3154,24 @@ export class MachineUpdater {
       return refused('machine-mismatch', `the machine is policy \`${machine.name}\`, the payload names \`${policy}\``);
     }
 
-    // 17. Against the envelope held (not when restoring): the machine held, whatever the serial,
-    // is `unchanged` (a server that signed it again later, the same envelope fetched again);
-    // another machine needs a larger serial.
+    // 17. Against the envelope held, if any (a restore too, when a machine is held): a larger
+    // serial installs, whatever its machine (the same machine signed later moves the serial held
+    // up, so that no envelope signed before it can come back); the machine held with a serial
+    // not larger is `unchanged`; another machine with a serial not larger is a rollback.
     const held = this._current;
-    if (now !== null && held !== null) {
+    if (held !== null && serial <= held.serial) {
       if (digest === held.digest) return Object.freeze({ result: 'unchanged' });
-      if (serial <= held.serial) {
-        return refused(
-          'rollback',
-          serial === held.serial
-            ? `serial ${serial} is the installed one's, with another machine (${digest}, installed ${held.digest})`
-            : `serial ${serial} is older than the installed one's (${held.serial}), with another machine`,
-        );
-      }
+      return refused(
+        'rollback',
+        serial === held.serial
+          ? `serial ${serial} is the held one's, with another machine (${digest}, held ${held.digest})`
+          : `serial ${serial} is older than the held one's (${held.serial}), with another machine`,
+      );
     }
 
-    const text = latin(b, start, end);
+    // The envelope handed back to store is exactly what was given, white space included: the
+    // string itself, or the text of the bytes (ASCII, by check 2: its UTF-8 is those bytes).
+    const text = typeof envelope === 'string' ? envelope : latin(b, 0, b.length);
     this._current = Object.freeze({ policy, serial, issuedAt, expiresAt, digest, keyId: key.id, envelope: text, machine });
     return Object.freeze({ result: 'installed', machine, serial, digest, envelope: text });
   }

@@ -2,8 +2,8 @@
 # Runs the JavaScript runtime's tests: `node --test` (conformance, documents, SHA-256, API,
 # P-256, the machine updater), the type check of sessionpolicy.d.ts when `tsc` is installed, the
 # conformance suite on its own, whose last line is "N passed, N failed", and the signed-machine
-# vectors ("envelope vectors: N passed, N failed"; skipped while the suite does not hold
-# envelopes.jsonl). Exits non-zero on any failure.
+# vectors ("envelope vectors: N passed, N failed", "key vectors: ..."; a missing envelopes.jsonl
+# or keys.jsonl fails). Exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")" || exit 2
 status=0

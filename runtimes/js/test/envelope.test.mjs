@@ -94,11 +94,11 @@ test('a good envelope is installed: the machine, serial, digest, key id and the 
   assert.equal(r.machine.digest, MACHINE.digest);
   assert.equal(r.serial, 1000);
   assert.equal(r.digest, MACHINE.digest);
-  assert.equal(r.envelope, GOOD); // the surrounding white space is not part of it
+  assert.equal(r.envelope, GOOD + '\n'); // exactly as given, the line feed included
   const c = u.current;
   assert.deepEqual(
     { policy: c.policy, serial: c.serial, issuedAt: c.issuedAt, expiresAt: c.expiresAt, digest: c.digest, keyId: c.keyId, envelope: c.envelope },
-    { policy: POLICY, serial: 1000, issuedAt: NOW - DAY, expiresAt: NOW + 30 * DAY, digest: MACHINE.digest, keyId: keyId(pub('a')), envelope: GOOD },
+    { policy: POLICY, serial: 1000, issuedAt: NOW - DAY, expiresAt: NOW + 30 * DAY, digest: MACHINE.digest, keyId: keyId(pub('a')), envelope: GOOD + '\n' },
   );
   assert.equal(u.machine, c.machine);
   assert.ok(c.machine instanceof PolicyMachine);
@@ -115,6 +115,40 @@ test('the envelope as bytes, an ArrayBuffer, or text with white space around it'
   assert.throws(() => updater().offer(42, NOW), TypeError);
   assert.throws(() => updater().offer(GOOD, '2026-03-01'), TypeError);
   assert.throws(() => updater().offer(GOOD, 1.5), TypeError);
+});
+
+test('the envelope is handed back exactly as it was given, white space included', () => {
+  const around = ' \t\r\n' + GOOD + '\r\n  \n';
+  // Text: the same string, in the result and in `current`, from an offer and from a restore.
+  for (const read of [(u, e) => u.offer(e, NOW), (u, e) => u.restore(e)]) {
+    const u = updater();
+    const r = read(u, around);
+    assert.equal(r.result, 'installed');
+    assert.equal(r.envelope, around);
+    assert.equal(u.current.envelope, around);
+  }
+  // Bytes (a Uint8Array, a Buffer, an ArrayBuffer, a view into a larger buffer): their text, whose
+  // UTF-8 is exactly the bytes given.
+  const bytes = new TextEncoder().encode(around);
+  const larger = new Uint8Array(bytes.length + 10);
+  larger.set(bytes, 5);
+  for (const given of [bytes, Buffer.from(around), bytes.slice().buffer, larger.subarray(5, 5 + bytes.length)]) {
+    const u = updater();
+    const r = u.offer(given, NOW);
+    assert.equal(r.result, 'installed');
+    assert.equal(typeof r.envelope, 'string');
+    assert.equal(r.envelope, around);
+    assert.deepEqual(new TextEncoder().encode(r.envelope), bytes);
+    assert.equal(u.current.envelope, around);
+  }
+  // What is handed back restores at the next start, and is handed back as it is again.
+  const stored = updater().offer(bytes, NOW).envelope;
+  const next = updater();
+  assert.equal(next.restore(stored).envelope, around);
+  // A later install hands back its own text, as given (no white space this time).
+  const later = make({ payload: { serial: 1001 } });
+  assert.equal(next.offer(later, NOW).envelope, later);
+  assert.equal(next.current.envelope, later);
 });
 
 test('1: more than 4 MiB is envelope-too-large, before anything else is read', () => {
@@ -181,6 +215,9 @@ test('3: the header: UTF-8 JSON, an object of exactly alg, kid and typ, strings'
   // Not UTF-8: a header with a stray 0xff byte.
   const h = Buffer.concat([Buffer.from(`{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws","x":"`), Buffer.from([0xff]), Buffer.from('"}')]);
   assert.equal(raw(h), 'envelope-malformed');
+  // A UTF-8 byte-order mark at the start of the header is skipped, as the machine reader skips it.
+  assert.equal(raw(`\ufeff{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws"}`), 'installed');
+  assert.equal(raw(`{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws"}\ufeff`), 'envelope-malformed');
   // Members in another order and white space: read, not required canonical (the bytes are signed).
   assert.equal(raw(` { "typ" : "sessionpolicy-machine+jws", "kid": "${kid}", "alg": "ES256" }\n`), 'installed');
 });
@@ -256,6 +293,53 @@ test('9 and 10: the payload: UTF-8 JSON, an object with a string format, this fo
   assert.equal(raw(JSON.stringify(JSON.parse(good), null, 2)), 'installed');
 });
 
+test('3 and 9: the header and payload within the envelope\'s own limits: 4 MiB, 64 values, 8 levels', () => {
+  const kid = keyId(pub('a'));
+  const result = (envelope) => {
+    const r = updater().offer(envelope, NOW);
+    return r.result === 'refused' ? `${r.code}: ${r.message}` : r.result;
+  };
+  // The header: {alg, kid, typ} is 7 values (the object, 3 keys, 3 strings); a member `x`
+  // holding a list of n numbers adds n + 2. At 64 values the extra member is the refusal; at 65
+  // the count is (too-many-nodes), both at check 3.
+  const header = (x) => make({ header: `{"alg":"ES256","kid":"${kid}","typ":"sessionpolicy-machine+jws","x":${x}}` });
+  const list = (n) => '[' + Array(n).fill('1').join(',') + ']';
+  assert.match(result(header(list(55))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header(list(56))), /^envelope-malformed: .*too-many-nodes/);
+  // 8 levels: the root is 1, `x` and its value 2; 6 lists deep puts the innermost number at 8.
+  const nested = (k) => '['.repeat(k) + '1' + ']'.repeat(k);
+  assert.match(result(header(nested(6))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header(nested(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // A key is counted at its own level: an object 7 deep whose key is at level 9.
+  assert.match(result(header('{"a":'.repeat(6) + '1' + '}'.repeat(6))), /^envelope-malformed: the header has a member `x`/);
+  assert.match(result(header('{"a":'.repeat(7) + '1' + '}'.repeat(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // The payload: {format, x: [n numbers]} is n + 5 values. Within the limits the format is
+  // looked at (check 10); past them the payload is not read (check 9).
+  const payload = (x) => make({ payload: `{"format":"sessionpolicy-envelope/2","x":${x}}` });
+  assert.match(result(payload(list(59))), /^unsupported-envelope/);
+  assert.match(result(payload(list(60))), /^envelope-malformed: .*too-many-nodes/);
+  assert.match(result(payload(nested(6))), /^unsupported-envelope/);
+  assert.match(result(payload(nested(7))), /^envelope-malformed: .*nesting-too-deep/);
+  // Bytes: a payload of 1.5 MiB (white space around a machine of 220 KB) is read: the machine
+  // document's 1 MiB is the machine's limit, not the payload's.
+  const good = canonical(payloadOf());
+  const padded = good.slice(0, -1) + ' '.repeat(1.5 * 1024 * 1024) + '}';
+  assert.ok(padded.length > 1024 * 1024 && padded.length < 4 * 1024 * 1024);
+  assert.equal(result(make({ payload: padded })), 'installed');
+  // A payload about as large as 4 MiB of envelope can carry (3 MiB, in base64url) is read too.
+  const largest = make({ payload: good.slice(0, -1) + ' '.repeat(3 * 1024 * 1024 - 256 - good.length) + '}' });
+  assert.ok(largest.length <= 4 * 1024 * 1024 && largest.length > 4 * 1024 * 1024 - 512, String(largest.length));
+  assert.equal(result(largest), 'installed');
+  // The machine keeps the machine document's own limits: over 1 MiB it is refused (check 15),
+  // and its own values and levels are not the envelope's (every machine has more than 64).
+  const doc = DOC.trimEnd();
+  assert.equal(doc[doc.length - 1], '}');
+  const big = doc.slice(0, -1) + ' '.repeat(1024 * 1024 - doc.length + 1) + '}';
+  assert.equal(big.length, 1024 * 1024 + 1);
+  assert.match(result(make({ payload: { machine: big } })), /^machine-refused: .*input-too-large/);
+  assert.equal(result(make({ payload: { machine: big.slice(0, -2) + '}' } })), 'installed');
+});
+
 test('11: exactly the seven members, of their types, within their bounds', () => {
   const p = (over) => offered(make({ payload: over }));
   const good = canonical(payloadOf());
@@ -290,6 +374,10 @@ test('11: exactly the seven members, of their types, within their bounds', () =>
   assert.equal(p({ digest: null }), 'envelope-malformed');
   assert.equal(p({ machine: JSON.parse(DOC) }), 'envelope-malformed'); // the document as an object, not its text
   assert.equal(p({ machine: null }), 'envelope-malformed');
+  // `-0` is 0 (docs/envelope.md check 11): an issued_at of -0 is the epoch; a serial of -0 is 0.
+  assert.equal(raw(good.replace(`"issued_at":${NOW - DAY}`, '"issued_at":-0')), 'installed');
+  assert.equal(raw(good.replace('"serial":1000', '"serial":-0')), 'envelope-malformed');
+  assert.equal(raw(good.replace('"serial":1000', '"serial":-1000')), 'envelope-malformed');
   // Member problems come before the policy, the times and the machine.
   assert.equal(p({ serial: 0, policy: 'other', machine: 'x' }), 'envelope-malformed');
 });
@@ -313,7 +401,6 @@ test('13 and 14: issued at most now + tolerance, expiring at least now - toleran
   assert.equal(strict.offer(make({ payload: { issued_at: NOW + 1 } }), NOW).code, 'not-yet-valid');
   assert.equal(strict.offer(make({ payload: { issued_at: NOW } }), NOW).result, 'installed');
   assert.equal(updater().tolerance, 600000);
-  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -1 }), TypeError);
   // The times come before the machine.
   assert.equal(offered(make({ payload: { issued_at: NOW - 2 * DAY, expires_at: NOW - DAY, machine: 'x' } })), 'expired');
 });
@@ -336,13 +423,14 @@ test('15 and 16: the machine document is accepted, and is the one the payload na
   assert.equal(offered(make({ payload: { machine: JSON.stringify(JSON.parse(DOC), null, 1) } })), 'installed');
 });
 
-test('17: the same digest is unchanged (any serial); another machine needs a larger serial, else rollback', () => {
+test('17: a larger serial installs, whatever the machine; the machine held with a serial not larger is unchanged; else rollback', () => {
   const other = { machine: OTHER.text, digest: OTHER.digest };
   const u = updater();
   assert.equal(u.offer(GOOD, NOW).result, 'installed'); // serial 1000, MACHINE
   assert.deepEqual(u.offer(GOOD, NOW), { result: 'unchanged' });
   assert.deepEqual(u.offer(make({ payload: { serial: 999 } }), NOW), { result: 'unchanged' });
-  assert.deepEqual(u.offer(make({ payload: { serial: 1000 } }), NOW), { result: 'unchanged' });
+  assert.deepEqual(u.offer(make({ payload: { serial: 1000 } }), NOW), { result: 'unchanged' }); // signed again, same serial
+  assert.equal(u.current.envelope, GOOD);
   assert.equal(u.offer(make({ payload: { serial: 999, ...other } }), NOW).code, 'rollback');
   assert.equal(u.offer(make({ payload: { serial: 1000, ...other } }), NOW).code, 'rollback');
   assert.equal(u.current.serial, 1000);
@@ -354,16 +442,26 @@ test('17: the same digest is unchanged (any serial); another machine needs a lar
   assert.equal(u.machine.digest, OTHER.digest);
   // Back to the first machine with a smaller serial: rollback; with a larger one: installed.
   assert.equal(u.offer(GOOD, NOW).code, 'rollback');
-  assert.equal(u.offer(make({ payload: { serial: 1002 } }), NOW).result, 'installed');
+  const back = make({ payload: { serial: 1002 } });
+  assert.equal(u.offer(back, NOW).result, 'installed');
   assert.equal(u.current.digest, MACHINE.digest);
-  // The same machine signed again later (a larger serial) is the machine held: unchanged, and
-  // the serial held stays 1002 (docs/envelope.md, "unchanged ... with any serial").
-  assert.deepEqual(u.offer(make({ payload: { serial: 1003 } }), NOW), { result: 'unchanged' });
-  assert.equal(u.current.serial, 1002);
+  // The same machine signed later (a larger serial) installs: the serial held moves up and the
+  // envelope held is the later one, so an envelope signed in between cannot come back.
+  const between = make({ payload: { serial: 1003, ...other } });
+  const later = make({ payload: { serial: 1004 } });
+  const again = u.offer(later, NOW);
+  assert.equal(again.result, 'installed');
+  assert.equal(again.serial, 1004);
+  assert.equal(again.digest, MACHINE.digest);
+  assert.equal(u.current.serial, 1004);
+  assert.equal(u.current.envelope, later);
+  assert.equal(u.offer(between, NOW).code, 'rollback'); // would have installed over 1002
+  assert.deepEqual(u.offer(back, NOW), { result: 'unchanged' }); // the same machine, an older serial
+  assert.equal(u.current.serial, 1004);
   assert.equal(u.offer(newer, NOW).code, 'rollback');
 });
 
-test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => {
+test('restore: checks 1-12, 15 and 16, not the times; nothing held, any serial', () => {
   const old = make({ payload: { issued_at: NOW - 400 * DAY, expires_at: NOW - 365 * DAY } });
   assert.equal(offered(old), 'expired');
   const u = updater();
@@ -372,6 +470,7 @@ test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => 
   assert.equal(u.current.envelope, old);
   const future = make({ payload: { issued_at: NOW + 365 * DAY, expires_at: NOW + 400 * DAY } });
   assert.equal(updater().restore(future).result, 'installed');
+  assert.equal(updater().restore(make({ payload: { serial: 1 } })).result, 'installed');
   // The other checks apply.
   assert.equal(updater().restore(make({ key: 'b' })).code, 'unpinned-key');
   assert.equal(updater().restore(make({ signature: (s) => { const o = s.slice(); o[5] ^= 4; return o; } })).code, 'bad-signature');
@@ -388,6 +487,34 @@ test('restore: checks 1-12, 15 and 16, not the times and not the serial', () => 
   assert.equal(next.current.serial, 5000);
   assert.equal(next.offer(GOOD, NOW).result, 'unchanged'); // serial 1000, same machine
   assert.equal(next.offer(make({ payload: { serial: 4999, machine: OTHER.text, digest: OTHER.digest } }), NOW).code, 'rollback');
+});
+
+test('restore over a machine held: check 17 applies (rollback, unchanged, installed), still no times', () => {
+  const other = { machine: OTHER.text, digest: OTHER.digest };
+  const u = updater();
+  assert.equal(u.offer(GOOD, NOW).result, 'installed'); // serial 1000, MACHINE
+  const held = u.current;
+  // An older serial with another machine: rollback, and the machine held stays.
+  const older = make({ payload: { serial: 999, ...other } });
+  assert.equal(updater().restore(older).result, 'installed'); // nothing held: any serial
+  const r = u.restore(older);
+  assert.equal(r.result, 'refused');
+  assert.equal(r.code, 'rollback');
+  assert.equal(u.current, held);
+  assert.equal(u.restore(make({ payload: { serial: 1000, ...other } })).code, 'rollback');
+  // The machine held with a serial not larger: unchanged.
+  assert.deepEqual(u.restore(make({ payload: { serial: 999 } })), { result: 'unchanged' });
+  assert.deepEqual(u.restore(GOOD), { result: 'unchanged' });
+  assert.equal(u.current, held);
+  // A larger serial installs (the same machine too), expired or not.
+  const expired = make({ payload: { serial: 1001, issued_at: NOW - 400 * DAY, expires_at: NOW - 365 * DAY } });
+  const installed = u.restore(expired);
+  assert.equal(installed.result, 'installed');
+  assert.equal(u.current.serial, 1001);
+  assert.equal(u.current.digest, MACHINE.digest);
+  assert.equal(u.restore(make({ payload: { serial: 1002, ...other } })).result, 'installed');
+  assert.equal(u.current.digest, OTHER.digest);
+  assert.equal(u.restore(expired).code, 'rollback');
 });
 
 test('after every refusal the updater keeps the machine it had', () => {
@@ -422,8 +549,8 @@ test('after every refusal the updater keeps the machine it had', () => {
     assert.ok(r.message.length > 0);
     assert.equal(u.current, held, `after ${code}`);
     assert.equal(u.machine, held.machine);
-    // Restoring a bad envelope keeps it too.
-    if (code !== 'not-yet-valid' && code !== 'expired' && code !== 'rollback') {
+    // Restoring a bad envelope keeps it too (check 17 included: a machine is held).
+    if (code !== 'not-yet-valid' && code !== 'expired') {
       assert.equal(u.restore(envelope).code, code);
       assert.equal(u.current, held, `after restoring ${code}`);
     }
@@ -432,7 +559,7 @@ test('after every refusal the updater keeps the machine it had', () => {
   assert.equal(u.offer(make({ payload: other }), NOW).result, 'installed');
 });
 
-test('the updater is built with at least one valid pinned key (invalid-key)', () => {
+test('the updater is built with at least one valid pinned key (invalid-key) and a tolerance of 0 or more (invalid-value)', () => {
   const code = (f) => {
     try {
       f();
@@ -450,6 +577,15 @@ test('the updater is built with at least one valid pinned key (invalid-key)', ()
   assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [null] })), 'invalid-key');
   assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')] })), 'built');
   assert.throws(() => new MachineUpdater({ policy: '', keys: [pub('a')] }), TypeError);
+  // The tolerance: 0 or more (invalid-value), checked after the keys.
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -1 })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -600000 })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: -Infinity })), 'invalid-value');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: 0 })), 'built');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: [], tolerance: -1 })), 'invalid-key');
+  assert.equal(code(() => new MachineUpdater({ policy: POLICY, keys: ['not a key'], tolerance: -1 })), 'invalid-key');
+  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: 1.5 }), TypeError);
+  assert.throws(() => new MachineUpdater({ policy: POLICY, keys: [pub('a')], tolerance: '600000' }), TypeError);
   const u = new MachineUpdater({ policy: POLICY, keys: [pub('a'), pub('b')] });
   assert.deepEqual(u.keyIds, [keyId(pub('a')), keyId(pub('b'))]);
   assert.equal(u.policy, POLICY);

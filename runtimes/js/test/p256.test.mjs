@@ -225,10 +225,38 @@ test('public keys: the SPKI of P-256 only, the point uncompressed and on the cur
   assert.equal(invalid(toPEM(Uint8Array.from([...der, 0]))), 'invalid-key');
   assert.equal(invalid(Buffer.from(der).toString('base64')), 'invalid-key'); // base64 without the PEM lines
   assert.equal(invalid(a.replace('PUBLIC KEY', 'CERTIFICATE')), 'invalid-key');
-  // RFC 7468: text around the block is ignored; white space inside the base64 too.
-  assert.equal(invalid('Key a, test only\n' + a + 'the end\n'), 'accepted');
+  // Read strictly (docs/envelope.md, "Keys"): exactly one block, nothing but white space around
+  // it; white space inside the base64 is ignored; the base64 canonical (padding, unused bits zero).
   assert.equal(invalid(a.replace(/\n(?!-)/g, '\u00a0\t\n  ')), 'accepted');
-  assert.equal(keyId('Key a\n' + a), keyId(a));
+  assert.equal(invalid('\u3000\n\t ' + a + '\r\n\u00a0'), 'accepted');
+  assert.equal(keyId(' \n' + a + '\n\n'), keyId(a));
+  assert.equal(invalid('Key a, test only\n' + a), 'invalid-key'); // text before
+  assert.equal(invalid(a + 'the end\n'), 'invalid-key'); // text after
+  assert.equal(invalid(a + '#'), 'invalid-key');
+  assert.equal(invalid('\ufeff' + a), 'invalid-key'); // a byte-order mark is not white space
+  assert.equal(invalid(a + a), 'invalid-key'); // two blocks, the same key twice
+  assert.equal(invalid(a + pem('b.pub.pem')), 'invalid-key');
+  assert.equal(invalid(a.replace('-----END PUBLIC KEY-----', '-----END PUBLIC KEY----- ')), 'accepted');
+  assert.equal(invalid(a.replace('-----END PUBLIC KEY-----', '-----END PUBLIC KEY-----x')), 'invalid-key');
+  assert.equal(invalid(a.replace('-----BEGIN PUBLIC KEY-----', '-----BEGIN PUBLIC KEY-----\nProc-Type: 4,ENCRYPTED\n')), 'invalid-key'); // headers
+  const body = Buffer.from(der).toString('base64'); // 91 bytes: 124 characters, the last two '='
+  assert.equal(body.length === 124 && body.endsWith('==') && !body.endsWith('==='), true);
+  const block = (b) => `-----BEGIN PUBLIC KEY-----\n${b}\n-----END PUBLIC KEY-----\n`;
+  assert.equal(invalid(block(body)), 'accepted');
+  assert.equal(invalid(block(body.replace(/(.{64})/g, '$1\r\n'))), 'accepted');
+  assert.equal(invalid(block(body.slice(0, -2))), 'invalid-key'); // no padding
+  assert.equal(invalid(block(body.slice(0, -1))), 'invalid-key'); // half the padding
+  assert.equal(invalid(block(body + '=')), 'invalid-key'); // too much padding
+  assert.equal(invalid(block(body.slice(0, -2) + ' = \n= ')), 'accepted'); // white space around the padding is white space
+  assert.equal(invalid(block(body.slice(0, 60) + '=' + body.slice(60))), 'invalid-key'); // padding inside
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const last = body[body.length - 3]; // 1 byte in the last group: 8 bits in 12, the last 4 unused
+  assert.equal(alphabet.indexOf(last) & 15, 0);
+  assert.equal(invalid(block(body.slice(0, -3) + alphabet[alphabet.indexOf(last) | 1] + '==')), 'invalid-key'); // unused bits
+  assert.equal(invalid(block(body.slice(0, -3) + alphabet[alphabet.indexOf(last) | 8] + '==')), 'invalid-key');
+  assert.equal(invalid(block(body.replace(/\+/g, '-').replace(/\//g, '_'))), body.match(/[+/]/) ? 'invalid-key' : 'accepted'); // base64url
+  assert.equal(invalid(block('')), 'invalid-key');
+  assert.equal(invalid('-----BEGIN PUBLIC KEY----------END PUBLIC KEY-----'), 'invalid-key');
   assert.equal(invalid(a.replace('-----END', '-----FIN')), 'invalid-key');
   assert.equal(invalid(a.replace('-----END PUBLIC KEY-----', '')), 'invalid-key');
   assert.equal(invalid(a.replace(/=/, '')), 'invalid-key'); // padding removed
