@@ -83,12 +83,12 @@ public enum EnvelopeReader {
                 headerAt, help: fromSigner)
         }
         // 4, 5. The type and the algorithm.
-        if typ != type {
+        if !typ.utf8.elementsEqual(type.utf8) {
             return refuse(
                 .unsupportedEnvelope, "the envelope's `typ` is `\(typ)`, not `\(type)`", headerAt,
                 help: "this runtime reads signed machines of `\(format)`; a newer envelope needs a newer runtime")
         }
-        if alg != algorithm {
+        if !alg.utf8.elementsEqual(algorithm.utf8) {
             return refuse(
                 .unsupportedAlgorithm, "the envelope's `alg` is `\(alg)`: only `\(algorithm)` is accepted", headerAt,
                 help: "signed machines are signed with ECDSA on P-256 (ES256) and nothing else, `none` least of all")
@@ -100,7 +100,7 @@ public enum EnvelopeReader {
                 .signatureMissing, "the envelope carries no signature", signatureAt,
                 help: "an updater installs only signed machines; the signature may have been stripped on the way")
         }
-        guard let key = keys.first(where: { $0.id == kid }) else {
+        guard let key = keys.first(where: { $0.id.utf8.elementsEqual(kid.utf8) }) else {
             return refuse(
                 .unpinnedKey, "the envelope is signed with key `\(kid)`, which is not pinned", headerAt,
                 help: "pinned: \(keys.map { "`\($0.id)`" }.joined(separator: ", ")); pin the signer's public key, or sign with a pinned key"
@@ -120,7 +120,7 @@ public enum EnvelopeReader {
             return refuse(
                 .envelopeMalformed, "the envelope's payload is not a JSON object with a string `format`", payloadAt, help: fromSigner)
         }
-        if format != Self.format {
+        if !format.utf8.elementsEqual(Self.format.utf8) {
             return refuse(
                 .unsupportedEnvelope, "the envelope's `format` is `\(format)`, not `\(Self.format)`", payloadAt,
                 help: "this runtime reads `\(Self.format)`; a newer envelope needs a newer runtime")
@@ -173,7 +173,7 @@ public enum EnvelopeReader {
                 "the envelope's machine document is refused: \(first.map { "\($0.code): \($0.message)" } ?? "no diagnostic")",
                 payloadAt, help: "the signer signed a machine this runtime cannot run; a newer machine format needs a newer runtime")
         }
-        if machine.digest != digest || machine.name != name {
+        if !machine.digest.utf8.elementsEqual(digest.utf8) || machine.name != name {
             return refuse(
                 .machineMismatch,
                 "the envelope names machine `\(digest)` of policy `\(name)` but holds `\(machine.digest)` of policy `\(machine.name)`",

@@ -15,7 +15,9 @@ struct DecisionLogTests {
     static let login = event(#"{"type":"idp_login_succeeded","time":"2026-03-01T09:00:00Z","auth_mode":"biometric","network":"online"}"#)
     static let offline = event(#"{"type":"launch","time":"2026-03-02T09:00:00Z","network":"offline"}"#)
 
-    @Test("each decision is recorded with its revision; the history pages newest first; only the user or the back end reads it", arguments: TestStorage.available)
+    @Test(
+        "each decision is recorded with its revision; the history pages newest first; only the user or the back end reads it",
+        arguments: TestStorage.available)
     func history(_ storage: TestStorage) async throws {
         try await TestServer.run(storage) { http in
             let user = unique("alice")
@@ -74,9 +76,10 @@ struct DecisionLogTests {
             let all = try await http.get("/v1/users/\(user)/decisions", token: service)
             #expect(all.status == 200, "\(all.text)")
             let decisions = try #require(all.json?["decisions"] as? [[String: Any]])
-            #expect(decisions.map { "\($0["policy"] as? String ?? "")/\($0["device"] as? String ?? "")" } == [
-                "spendiq/phone", "kobil-offline-token/tablet", "kobil-offline-token/phone",
-            ])
+            #expect(
+                decisions.map { "\($0["policy"] as? String ?? "")/\($0["device"] as? String ?? "")" } == [
+                    "spendiq/phone", "kobil-offline-token/tablet", "kobil-offline-token/phone",
+                ])
             let narrowed = try await http.get("/v1/users/\(user)/decisions?policy=kobil-offline-token&device=tablet", token: service)
             #expect((narrowed.json?["decisions"] as? [[String: Any]])?.count == 1)
             let refused = try await http.get("/v1/users/\(user)/decisions", token: token)
@@ -130,7 +133,9 @@ struct DecisionLogTests {
                 let event = Event(.launch, at: now, network: .online, user: user)
                 _ = try await store.updateSession(
                     key, now: now,
-                    log: { (outcome: Outcome) in DecisionRecord(key: key, digest: "sha256:x", event: event, serverTime: now, outcome: outcome) }
+                    log: { (outcome: Outcome) in
+                        DecisionRecord(key: key, digest: "sha256:x", event: event, serverTime: now, outcome: outcome)
+                    }
                 ) { old in
                     let state = old?.state ?? SessionState()
                     let outcome = Outcome(

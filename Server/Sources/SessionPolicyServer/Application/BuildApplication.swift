@@ -115,8 +115,11 @@ struct StoreJanitor: Service {
                 _ = try? await store.purgeExpired(now: clock())
                 if decisionLogRetention.seconds > 0 {
                     do {
-                        let n = try await Self.purgeDecisions(store, before: clock().adding(TimeSpan(seconds: -decisionLogRetention.seconds)))
-                        if n > 0 { logger.info("decision log purged", metadata: ["records": "\(n)", "retention": "\(decisionLogRetention)"]) }
+                        let n = try await Self.purgeDecisions(
+                            store, before: clock().adding(TimeSpan(seconds: -decisionLogRetention.seconds)))
+                        if n > 0 {
+                            logger.info("decision log purged", metadata: ["records": "\(n)", "retention": "\(decisionLogRetention)"])
+                        }
                     } catch {
                         logger.error("decision log purge failed", metadata: ["error": "\(error)"])
                     }

@@ -20,7 +20,8 @@ final class DecisionStream: Sendable {
         } else {
             if !FileManager.default.fileExists(atPath: target) {
                 guard FileManager.default.createFile(atPath: target, contents: nil) else {
-                    throw ConfigurationError("cannot create the decision log file `\(target)`", help: "check the folder and its permissions")
+                    throw ConfigurationError(
+                        "cannot create the decision log file `\(target)`", help: "check the folder and its permissions")
                 }
             }
             guard let h = FileHandle(forWritingAtPath: target) else {

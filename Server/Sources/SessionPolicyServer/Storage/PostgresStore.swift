@@ -253,7 +253,8 @@ public final class PostgresStore: SessionStore, Service {
             var out: [DecisionRecord] = []
             for try await row in rows {
                 let c = try row.decode(
-                    (Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32, String).self)
+                    (Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32, String)
+                        .self)
                 out.append(
                     DecisionRecord(
                         id: c.0, policy: c.1, digest: c.2, user: c.3, device: c.4, revision: c.5,
