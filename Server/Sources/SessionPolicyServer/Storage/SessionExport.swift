@@ -33,6 +33,38 @@ public enum SessionExport {
             + "\"updated_at\":\(quoted(stored.updatedAt.description)),\"user\":\(quoted(key.user))}"
     }
 
+    /// Up to `limit` of the decision log's records matching `query`, newest first, as JSON lines
+    /// (`policyctl-sessions --decisions-of`, which `policyctl history` runs), a page at a time.
+    /// Returns how many.
+    @discardableResult
+    public static func decisions(
+        _ store: any SessionStore, _ query: DecisionQuery, limit: Int, write: (String) -> Void
+    ) async throws -> Int {
+        var query = query
+        var count = 0
+        while count < limit {
+            query.limit = min(500, limit - count)
+            let page = try await store.decisions(query)
+            var text = ""
+            for r in page { text += line(r) + "\n" }
+            if !text.isEmpty { write(text) }
+            count += page.count
+            guard page.count == query.limit, let last = page.last else { break }
+            query.before = last.id
+        }
+        return count
+    }
+
+    /// One record's line, keys sorted, without the newline.
+    public static func line(_ r: DecisionRecord) -> String {
+        let notices = r.notices.map(quoted).joined(separator: ",")
+        return "{\"decision\":\(r.decision.map(quoted) ?? "null"),\"device\":\(quoted(r.device)),\"digest\":\(quoted(r.digest)),"
+            + "\"event\":\(quoted(r.event)),\"id\":\(r.id),\"network\":\(r.network.map(quoted) ?? "null"),\"notices\":[\(notices)],"
+            + "\"policy\":\(quoted(r.policy)),\"reason\":\(quoted(r.reason)),\"received_at\":\(quoted(r.serverTime.description)),"
+            + "\"revision\":\(r.revision),\"state\":\(quoted(r.state)),\"time\":\(quoted(r.eventTime.description)),"
+            + "\"transition\":\(r.transition),\"user\":\(quoted(r.user))}"
+    }
+
     /// `s` as a JSON string.
     static func quoted(_ s: String) -> String {
         (try? String(decoding: JSONEncoder().encode(s), as: UTF8.self)) ?? "\"\""
