@@ -2,7 +2,8 @@
 # Fault: kill -9 the server in the middle of a stateful load, restart it on the same store,
 # and count every acknowledged event in the store. Each of USERS clients sends its user's
 # events one after another and remembers the revision of the last acknowledged one; after the
-# restart, a stored revision below it is a lost update.
+# restart, a stored revision below it is a lost update; and every stored revision must have
+# exactly one record in the decision log (no decision without its record, nor the reverse).
 #
 #   bash load/kill9.sh                    # SQLite
 #   STORAGE=postgres://postgres@127.0.0.1:54329/policytest bash load/kill9.sh
@@ -72,7 +73,7 @@ import http.client, json, sys
 tokens = dict(l.split() for l in open(sys.argv[1]))
 port, run = int(sys.argv[2]), sys.argv[3]
 acked = json.load(open("/tmp/kill9.json"))["acked"]
-lost = 0
+lost = unlogged = records = 0
 for user, revision in acked.items():
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers={"Authorization": "Bearer " + tokens[user]})
@@ -81,6 +82,21 @@ for user, revision in acked.items():
     if stored < revision:
         lost += revision - stored
         print(f"  {user}: acknowledged revision {revision}, stored {stored}")
+    # The decision log: one record per stored revision, 1 to the stored one, no more, no fewer.
+    seen, before = [], None
+    while True:
+        query = "?limit=500" + (f"&before={before}" if before else "")
+        conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}/history{query}",
+                     headers={"Authorization": "Bearer " + tokens[user]})
+        page = json.loads(conn.getresponse().read())
+        seen += [d["revision"] for d in page["decisions"]]
+        before = page["next"]
+        if before is None: break
+    if sorted(seen) != list(range(1, stored + 1)):
+        unlogged += 1
+        print(f"  {user}: stored revision {stored}, logged revisions {len(seen)} (first {sorted(seen)[:3]}, last {sorted(seen)[-3:]})")
+    records += len(seen)
 print(f"after restart: {len(acked)} sessions checked, {lost} acknowledged events lost (target 0)")
-sys.exit(1 if lost else 0)
+print(f"decision log: {records} records, {unlogged} sessions whose records are not exactly revisions 1 to the stored one (target 0)")
+sys.exit(1 if lost or unlogged else 0)
 PY

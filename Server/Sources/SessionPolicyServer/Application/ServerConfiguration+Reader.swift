@@ -210,7 +210,11 @@ extension ServerConfiguration {
         if let v = try span("clock.skew", allowZero: true) { clockSkew = v }
         if let v = try span("clock.max.delay", allowZero: true) { maxEventDelay = v }
         if let v = try span("machine.validity", allowZero: false) { machineValidity = v }
-        if let v = try span("decision.log.retention", allowZero: true) { decisionLogRetention = v }
+        if config.string(forKey: "decision.log.retention") == "0" {
+            decisionLogRetention = TimeSpan(seconds: 0)  // `0` alone: no decision log
+        } else if let v = try span("decision.log.retention", allowZero: true) {
+            decisionLogRetention = v
+        }
         if let v = config.string(forKey: "decision.log") {
             guard !v.isEmpty else { throw ConfigurationError("`decision.log` is empty", help: "give `stdout` or a file's path") }
             decisionLogStream = v

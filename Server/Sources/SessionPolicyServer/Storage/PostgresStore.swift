@@ -23,7 +23,7 @@ public final class PostgresStore: SessionStore, Service {
     private let client: PostgresClient
     private let logger: Logger
     /// The last row this server read or wrote of each session: its value and its text as stored.
-    private let cache = NIOLockedValueBox([SessionKey: (session: StoredSession, text: String)]())
+    private let cache = NIOLockedValueBox([SessionKey: Remembered]())
     /// Most sessions remembered (about 1 KB each); past it, one is forgotten for each new one.
     static let cacheLimit = 131_072
     /// Conditional writes tried before the locking transaction.
@@ -84,6 +84,10 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    /// A session as this server last read or wrote it: the state, its text as stored, and the
+    /// id of its newest decision record (0: none).
+    typealias Remembered = (session: StoredSession, text: String, lastDecision: Int64)
+
     public func updateSession<R: Sendable>(
         _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
         _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
@@ -95,8 +99,9 @@ public final class PostgresStore: SessionStore, Service {
             let text = StoredJSON.encode(state)
             var record = log?(result)
             record?.revision = stored.revision
-            if try await write(key, stored, text: text, over: old, record: record) {
-                remember(key, stored, text: text)
+            let (written, decision) = try await write(key, stored, text: text, over: old, record: record)
+            if written {
+                remember(key, stored, text: text, lastDecision: decision ?? old?.lastDecision ?? 0)
                 return (stored, result)
             }
             forget(key)
@@ -105,41 +110,42 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     /// The session as this server last saw it, or as stored now when it has not seen it.
-    private func remembered(_ key: SessionKey) async throws -> (session: StoredSession, text: String)? {
+    private func remembered(_ key: SessionKey) async throws -> Remembered? {
         if let entry = cache.withLockedValue({ $0[key] }) { return entry }
-        let entry = try await wrap { () -> (session: StoredSession, text: String)? in
+        let entry = try await wrap { () -> Remembered? in
             let rows = try await self.client.query(
                 """
-                SELECT state, revision, updated_at FROM sessions
+                SELECT state, revision, updated_at, COALESCE(last_decision, 0) FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) AND state IS NOT NULL
                 """, logger: self.logger)
-            var out: (session: StoredSession, text: String)?
-            for try await (state, revision, updated) in rows.decode((String, Int64, Int64).self) {
+            var out: Remembered?
+            for try await (state, revision, updated, last) in rows.decode((String, Int64, Int64, Int64).self) {
                 out = (
                     StoredSession(
                         state: try StoredJSON.decode(SessionState.self, state), revision: revision,
                         updatedAt: Timestamp(millisecondsSinceEpoch: updated)),
-                    state
+                    state, last
                 )
             }
             return out
         }
-        if let entry { remember(key, entry.session, text: entry.text) }
+        if let entry { remember(key, entry.session, text: entry.text, lastDecision: entry.lastDecision) }
         return entry
     }
 
     /// Writes `stored` if the row is still `old` (no row when `old` is nil), in the next group.
     /// False when the row has changed.
+    /// (And `record` after the session's newest; the second value is the new record's id.)
     private func write(
-        _ key: SessionKey, _ stored: StoredSession, text: String, over old: (session: StoredSession, text: String)?,
-        record: DecisionRecord?
+        _ key: SessionKey, _ stored: StoredSession, text: String, over old: Remembered?, record: DecisionRecord?
     )
-        async throws -> Bool
+        async throws -> (Bool, Int64?)
     {
         try await withCheckedThrowingContinuation { continuation in
             let write = PendingWrite(
                 key: key, state: text, revision: stored.revision, updatedAt: stored.updatedAt.millisecondsSinceEpoch,
-                oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", record: record, continuation: continuation)
+                oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", oldLastDecision: old?.lastDecision ?? 0,
+                record: record, continuation: continuation)
             let group = pending.withLockedValue { p -> [PendingWrite]? in
                 p.items.append(write)
                 guard p.inFlight < Self.maxGroupsInFlight else { return nil }
@@ -155,13 +161,16 @@ public final class PostgresStore: SessionStore, Service {
         var group = first
         while true {
             do {
-                let written = try await wrap { () -> Set<Int64> in
-                    var written = Set<Int64>()
+                let written = try await wrap { () -> [Int64: Int64] in
+                    var written: [Int64: Int64] = [:]
                     let statement = GroupWrite(group)
-                    for try await n in try await self.client.execute(statement, logger: self.logger) { written.insert(n) }
+                    for try await (n, id) in try await self.client.execute(statement, logger: self.logger) { written[n] = id }
                     return written
                 }
-                for (n, item) in group.enumerated() { item.continuation.resume(returning: written.contains(Int64(n + 1))) }
+                for (n, item) in group.enumerated() {
+                    let id = written[Int64(n + 1)]
+                    item.continuation.resume(returning: (id != nil, id.flatMap { $0 > 0 ? $0 : nil }))
+                }
             } catch {
                 // The group's statement failed: none of it is stored, and nothing acknowledged.
                 for item in group { item.continuation.resume(throwing: error) }
@@ -176,10 +185,10 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
-    private func remember(_ key: SessionKey, _ session: StoredSession, text: String) {
+    private func remember(_ key: SessionKey, _ session: StoredSession, text: String, lastDecision: Int64) {
         cache.withLockedValue { cache in
             if cache.count >= Self.cacheLimit, cache[key] == nil { cache.remove(at: cache.startIndex) }
-            cache[key] = (session, text)
+            cache[key] = (session, text, lastDecision)
         }
     }
 
@@ -193,10 +202,14 @@ public final class PostgresStore: SessionStore, Service {
         _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         let millis = now.millisecondsSinceEpoch
-        let (stored, text, result) = try await transaction { conn in
+        let (stored, text, result, lastDecision) = try await transaction { conn in
             let select: PostgresQuery = """
                 SELECT state, revision, updated_at FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) FOR UPDATE
+                """
+            let lastSelect: PostgresQuery = """
+                SELECT COALESCE(last_decision, 0) FROM sessions
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 """
             var rows = try await conn.query(select, logger: self.logger)
             var found = try await Self.row(rows)
@@ -215,54 +228,82 @@ public final class PostgresStore: SessionStore, Service {
             let (state, result) = try update(old)
             let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
             let json = StoredJSON.encode(state)
-            try await conn.query(
-                """
-                UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis)
-                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
-                """, logger: self.logger)
+            var last: Int64 = 0
+            for try await v in try await conn.query(lastSelect, logger: self.logger).decode(Int64.self) { last = v }
             if var r = log?(result) {
                 r.revision = stored.revision
                 let notices = r.notices.joined(separator: ",")
                 let transition = Int32(clamping: r.transition)
-                try await conn.query(
+                let previous: Int64? = last > 0 ? last : nil
+                let rows = try await conn.query(
                     """
                     INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event,
-                      network, decision, reason, notices, transition, state)
+                      network, decision, reason, notices, transition, state, previous)
                     VALUES (\(r.policy), \(r.digest), \(r.user), \(r.device), \(r.revision), \(r.eventTime.millisecondsSinceEpoch),
                       \(r.serverTime.millisecondsSinceEpoch), \(r.event), \(r.network), \(r.decision), \(r.reason), \(notices),
-                      \(transition), \(r.state))
+                      \(transition), \(r.state), \(previous))
+                    RETURNING id
                     """, logger: self.logger)
+                for try await id in rows.decode(Int64.self) { last = id }
             }
-            return (stored, json, result)
+            let lastDecision: Int64? = last > 0 ? last : nil
+            try await conn.query(
+                """
+                UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis),
+                  last_decision = \(lastDecision)
+                WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
+                """, logger: self.logger)
+            return (stored, json, result, last)
         }
-        remember(key, stored, text: text)
+        remember(key, stored, text: text, lastDecision: lastDecision)
         return (stored, result)
     }
 
     public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
         try await wrap {
-            let rows = try await self.client.query(
+            // The sessions the query names, each with its newest record; then each session's
+            // chain, newest first (a recursive walk along `previous`), and the newest `limit`.
+            let heads = try await self.client.query(
                 """
-                SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network, decision,
-                  reason, notices, transition, state FROM decisions
-                WHERE user_id = \(query.user) AND (\(query.policy)::text IS NULL OR policy = \(query.policy))
+                SELECT last_decision FROM sessions
+                WHERE user_id = \(query.user) AND last_decision IS NOT NULL
+                  AND (\(query.policy)::text IS NULL OR policy = \(query.policy))
                   AND (\(query.device)::text IS NULL OR device_id = \(query.device))
-                  AND (\(query.before)::int8 IS NULL OR id < \(query.before))
-                ORDER BY id DESC LIMIT \(query.limit)
                 """, logger: self.logger)
+            var ids: [Int64] = []
+            for try await id in heads.decode(Int64.self) { ids.append(id) }
+            let before = query.before ?? Int64.max
             var out: [DecisionRecord] = []
-            for try await row in rows {
-                let c = try row.decode(
-                    (Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32, String)
+            for head in ids {
+                let rows = try await self.client.query(
+                    """
+                    WITH RECURSIVE chain(id, taken) AS (
+                      SELECT \(head)::int8, CASE WHEN \(head)::int8 < \(before)::int8 THEN 1 ELSE 0 END
+                      UNION ALL
+                      SELECT d.previous, c.taken + CASE WHEN d.previous < \(before)::int8 THEN 1 ELSE 0 END
+                      FROM chain c JOIN decisions d ON d.id = c.id
+                      WHERE d.previous IS NOT NULL AND c.taken < \(query.limit)
+                    )
+                    SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
+                      d.network, d.decision, d.reason, d.notices, d.transition, d.state
+                    FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < \(before)::int8 ORDER BY d.id DESC LIMIT \(query.limit)
+                    """, logger: self.logger)
+                for try await row in rows {
+                    let c = try row.decode(
+                        (
+                            Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32,
+                            String
+                        )
                         .self)
-                out.append(
-                    DecisionRecord(
-                        id: c.0, policy: c.1, digest: c.2, user: c.3, device: c.4, revision: c.5,
-                        eventTime: Timestamp(millisecondsSinceEpoch: c.6), serverTime: Timestamp(millisecondsSinceEpoch: c.7),
-                        event: c.8, network: c.9, decision: c.10, reason: c.11,
-                        notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14))
+                    out.append(
+                        DecisionRecord(
+                            id: c.0, policy: c.1, digest: c.2, user: c.3, device: c.4, revision: c.5,
+                            eventTime: Timestamp(millisecondsSinceEpoch: c.6), serverTime: Timestamp(millisecondsSinceEpoch: c.7),
+                            event: c.8, network: c.9, decision: c.10, reason: c.11,
+                            notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14))
+                }
             }
-            return out
+            return Array(out.sorted { $0.id > $1.id }.prefix(query.limit))
         }
     }
 
@@ -270,8 +311,8 @@ public final class PostgresStore: SessionStore, Service {
         try await wrap {
             let rows = try await self.client.query(
                 """
-                DELETE FROM decisions WHERE id IN (
-                  SELECT id FROM decisions WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time LIMIT \(limit))
+                DELETE FROM decisions WHERE id IN (SELECT id FROM decisions ORDER BY id LIMIT \(limit))
+                  AND server_time < \(cutoff.millisecondsSinceEpoch)
                 RETURNING id
                 """, logger: self.logger)
             var n = 0
@@ -503,10 +544,12 @@ private struct PendingWrite: Sendable {
     var updatedAt: Int64
     var oldRevision: Int64
     var oldState: String
+    /// The id of the session's newest decision record as read (0: none).
+    var oldLastDecision: Int64
     /// The decision to log with the write, if any.
     var record: DecisionRecord?
-    /// True when written, false when the row has changed.
-    var continuation: CheckedContinuation<Bool, any Error>
+    /// Whether it was written, and the new record's id, false when the row has changed.
+    var continuation: CheckedContinuation<(Bool, Int64?), any Error>
 }
 
 /// A group of conditional writes as one statement, prepared once per connection (PostgreSQL
@@ -515,17 +558,24 @@ private struct PendingWrite: Sendable {
 private struct GroupWrite: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
-          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[])
-            WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state, n)
+          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[],
+            $9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[], $17::text[],
+            $18::int8[])
+            WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state,
+              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, n)
+        ), ids AS MATERIALIZED (
+          SELECT n, CASE WHEN digest <> '' THEN nextval(pg_get_serial_sequence('decisions', 'id')) END AS decision_id FROM input
         ), updated AS (
-          UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at
-          FROM input i
+          UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at,
+            last_decision = COALESCE(x.decision_id, s.last_decision)
+          FROM input i JOIN ids x ON x.n = i.n
           WHERE i.old_revision > 0 AND s.policy = i.policy AND s.user_id = i.user_id AND s.device_id = i.device_id
             AND s.revision = i.old_revision AND s.state = i.old_state
           RETURNING i.n
         ), inserted AS (
-          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
-          SELECT policy, user_id, device_id, state, revision, updated_at FROM input WHERE old_revision = 0
+          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at, last_decision)
+          SELECT i.policy, i.user_id, i.device_id, i.state, i.revision, i.updated_at, x.decision_id
+          FROM input i JOIN ids x ON x.n = i.n WHERE i.old_revision = 0
           ON CONFLICT DO NOTHING
           RETURNING policy, user_id, device_id
         ), written AS (
@@ -533,26 +583,23 @@ private struct GroupWrite: PostgresPreparedStatement {
           UNION ALL
           SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
         ), logged AS (
-          INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-            decision, reason, notices, transition, state)
-          SELECT i.policy, l.digest, i.user_id, i.device_id, i.revision, l.event_time, i.updated_at, l.event,
-            NULLIF(l.network, ''), NULLIF(l.decision, ''), l.reason, l.notices, l.transition, l.machine_state
-          FROM written w
-          JOIN input i ON i.n = w.n
-          JOIN unnest($9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[],
-            $17::text[]) WITH ORDINALITY
-            AS l(digest, event_time, event, network, decision, reason, notices, transition, machine_state, n) ON l.n = w.n
-          WHERE l.digest <> ''
+          INSERT INTO decisions (id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
+            decision, reason, notices, transition, state, previous)
+          SELECT x.decision_id, i.policy, i.digest, i.user_id, i.device_id, i.revision, i.event_time, i.updated_at, i.event,
+            NULLIF(i.network, ''), NULLIF(i.decision, ''), i.reason, i.notices, i.transition, i.machine_state,
+            NULLIF(i.old_last, 0)
+          FROM written w JOIN input i ON i.n = w.n JOIN ids x ON x.n = w.n
+          WHERE i.digest <> ''
         )
-        SELECT n FROM written
+        SELECT w.n, COALESCE(x.decision_id, 0) FROM written w JOIN ids x ON x.n = w.n
         """
-    typealias Row = Int64
+    typealias Row = (Int64, Int64)
     var writes: [PendingWrite]
 
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 17)
+        var b = PostgresBindings(capacity: 18)
         b.append(writes.map(\.key.policy))
         b.append(writes.map(\.key.user))
         b.append(writes.map(\.key.device))
@@ -570,8 +617,9 @@ private struct GroupWrite: PostgresPreparedStatement {
         b.append(writes.map { $0.record?.notices.joined(separator: ",") ?? "" })
         b.append(writes.map { Int32(clamping: $0.record?.transition ?? 0) })
         b.append(writes.map { $0.record?.state ?? "" })
+        b.append(writes.map(\.oldLastDecision))
         return b
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    func decodeRow(_ row: PostgresRow) throws -> (Int64, Int64) { try row.decode((Int64, Int64).self) }
 }

@@ -6,15 +6,22 @@ import SessionPolicy
 /// SQLite C interface under GRDB's cached statements. Every event of the server goes through
 /// here; GRDB's general row and argument machinery was a third of the writer's time under load.
 extension SQLiteStore {
-    static let loadSQL = "SELECT state, revision, updated_at FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?"
+    static let loadSQL =
+        "SELECT state, revision, updated_at, last_decision FROM sessions WHERE policy = ? AND user_id = ? AND device_id = ?"
     static let saveSQL = """
-        INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at, last_decision) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (policy, user_id, device_id) DO UPDATE SET
-          state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at
+          state = excluded.state, revision = excluded.revision, updated_at = excluded.updated_at,
+          last_decision = excluded.last_decision
         """
 
     /// The stored session of `key`, or nil.
     static func load(_ db: Database, _ key: SessionKey) throws -> StoredSession? {
+        try loadWithLog(db, key)?.session
+    }
+
+    /// The stored session of `key` and the id of its newest decision record, or nil.
+    static func loadWithLog(_ db: Database, _ key: SessionKey) throws -> (session: StoredSession, lastDecision: Int64?)? {
         let statement = try db.cachedStatement(sql: loadSQL).sqliteStatement
         defer { sqlite3_reset(statement) }
         try bind(db, statement, 1, key.policy)
@@ -26,16 +33,20 @@ extension SQLiteStore {
         case SQLITE_ROW:
             let text = UnsafeRawBufferPointer(
                 start: sqlite3_column_blob(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))
-            return StoredSession(
-                state: try StoredJSON.decodeState(text), revision: sqlite3_column_int64(statement, 1),
-                updatedAt: Timestamp(millisecondsSinceEpoch: sqlite3_column_int64(statement, 2)))
+            let last = sqlite3_column_type(statement, 3) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, 3)
+            return (
+                StoredSession(
+                    state: try StoredJSON.decodeState(text), revision: sqlite3_column_int64(statement, 1),
+                    updatedAt: Timestamp(millisecondsSinceEpoch: sqlite3_column_int64(statement, 2))),
+                last
+            )
         case let code:
             throw error(db, code)
         }
     }
 
     /// Writes `stored` as the session of `key`.
-    static func save(_ db: Database, _ key: SessionKey, _ stored: StoredSession) throws {
+    static func save(_ db: Database, _ key: SessionKey, _ stored: StoredSession, lastDecision: Int64?) throws {
         let statement = try db.cachedStatement(sql: saveSQL).sqliteStatement
         defer { sqlite3_reset(statement) }
         try bind(db, statement, 1, key.policy)
@@ -44,17 +55,22 @@ extension SQLiteStore {
         try bind(db, statement, 4, StoredJSON.encode(stored.state))
         try check(db, sqlite3_bind_int64(statement, 5, stored.revision))
         try check(db, sqlite3_bind_int64(statement, 6, stored.updatedAt.millisecondsSinceEpoch))
+        if let lastDecision {
+            try check(db, sqlite3_bind_int64(statement, 7, lastDecision))
+        } else {
+            try check(db, sqlite3_bind_null(statement, 7))
+        }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw error(db, code) }
     }
 
     static let logSQL = """
         INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-          decision, reason, notices, transition, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          decision, reason, notices, transition, state, previous) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Appends `record` to the decision log.
-    static func log(_ db: Database, _ record: DecisionRecord) throws {
+    /// Appends `record` to the decision log after `previous` (the session's newest record); its id.
+    static func log(_ db: Database, _ record: DecisionRecord, previous: Int64?) throws -> Int64 {
         let statement = try db.cachedStatement(sql: logSQL).sqliteStatement
         defer { sqlite3_reset(statement) }
         try bind(db, statement, 1, record.policy)
@@ -71,8 +87,14 @@ extension SQLiteStore {
         try bind(db, statement, 12, record.notices.joined(separator: ","))
         try check(db, sqlite3_bind_int64(statement, 13, Int64(record.transition)))
         try bind(db, statement, 14, record.state)
+        if let previous {
+            try check(db, sqlite3_bind_int64(statement, 15, previous))
+        } else {
+            try check(db, sqlite3_bind_null(statement, 15))
+        }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw error(db, code) }
+        return sqlite3_last_insert_rowid(db.sqliteConnection)
     }
 
     /// Binds `text` as a copy (SQLite owns it, so it outlives this call).

@@ -101,7 +101,8 @@ public final class SQLiteStore: SessionStore {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
             do {
                 for item in group {
-                    let old = try Self.load(db, item.key)
+                    let loaded = try Self.loadWithLog(db, item.key)
+                    let old = loaded?.session
                     let next: (SessionState, any Sendable)
                     do {
                         next = try item.update(old)
@@ -110,11 +111,13 @@ public final class SQLiteStore: SessionStore {
                         continue
                     }
                     let stored = StoredSession(state: next.0, revision: (old?.revision ?? 0) + 1, updatedAt: item.now)
-                    try Self.save(db, item.key, stored)
+                    // The record first, then the session pointing at it: a chain newest to oldest.
+                    var last = loaded?.lastDecision
                     if var record = item.log?(next.1) {
                         record.revision = stored.revision
-                        try Self.log(db, record)
+                        last = try Self.log(db, record, previous: last)
                     }
+                    try Self.save(db, item.key, stored, lastDecision: last)
                     results.append(.success((stored, next.1)))
                 }
                 try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
@@ -137,10 +140,9 @@ public final class SQLiteStore: SessionStore {
 
     public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
         try await read { db in
-            var sql = """
-                SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network, decision,
-                  reason, notices, transition, state FROM decisions WHERE user_id = ?
-                """
+            // The sessions the query names, each with its newest record; then each session's
+            // chain, newest first, and the newest `limit` of them all.
+            var sql = "SELECT last_decision FROM sessions WHERE user_id = ? AND last_decision IS NOT NULL"
             var arguments: StatementArguments = [query.user]
             if let policy = query.policy {
                 sql += " AND policy = ?"
@@ -150,31 +152,45 @@ public final class SQLiteStore: SessionStore {
                 sql += " AND device_id = ?"
                 arguments += [device]
             }
-            if let before = query.before {
-                sql += " AND id < ?"
-                arguments += [before]
+            let heads = try Int64.fetchAll(db, sql: sql, arguments: arguments)
+            let before = query.before ?? Int64.max
+            var all: [DecisionRecord] = []
+            for head in heads {
+                all += try Row.fetchAll(db, sql: Self.chainSQL, arguments: [head, before, query.limit]).map { row in
+                    let notices: String = row[12]
+                    return DecisionRecord(
+                        id: row[0], policy: row[1], digest: row[2], user: row[3], device: row[4], revision: row[5],
+                        eventTime: Timestamp(millisecondsSinceEpoch: row[6]), serverTime: Timestamp(millisecondsSinceEpoch: row[7]),
+                        event: row[8], network: row[9], decision: row[10], reason: row[11],
+                        notices: notices.isEmpty ? [] : notices.split(separator: ",").map(String.init), transition: row[13],
+                        state: row[14])
+                }
             }
-            sql += " ORDER BY id DESC LIMIT ?"
-            arguments += [query.limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                let notices: String = row[12]
-                return DecisionRecord(
-                    id: row[0], policy: row[1], digest: row[2], user: row[3], device: row[4], revision: row[5],
-                    eventTime: Timestamp(millisecondsSinceEpoch: row[6]), serverTime: Timestamp(millisecondsSinceEpoch: row[7]),
-                    event: row[8], network: row[9], decision: row[10], reason: row[11],
-                    notices: notices.isEmpty ? [] : notices.split(separator: ",").map(String.init), transition: row[13],
-                    state: row[14])
-            }
+            return Array(all.sorted { $0.id > $1.id }.prefix(query.limit))
         }
     }
+
+    /// One session's records older than `?2`, newest first, at most `?3`: walked from its newest
+    /// (`?1`) along `previous` (point lookups by id; the log keeps no other index).
+    static let chainSQL = """
+        WITH RECURSIVE chain(id, taken) AS (
+          SELECT ?1, CASE WHEN ?1 < ?2 THEN 1 ELSE 0 END
+          UNION ALL
+          SELECT d.previous, c.taken + CASE WHEN d.previous < ?2 THEN 1 ELSE 0 END
+          FROM chain c JOIN decisions d ON d.id = c.id
+          WHERE d.previous IS NOT NULL AND c.taken < ?3
+        )
+        SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event, d.network,
+          d.decision, d.reason, d.notices, d.transition, d.state
+        FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < ?2 ORDER BY d.id DESC LIMIT ?3
+        """
 
     public func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int {
         try await write { db in
             try db.execute(
                 sql: """
-                    DELETE FROM decisions WHERE id IN (
-                      SELECT id FROM decisions WHERE server_time < ? ORDER BY server_time LIMIT ?)
-                    """, arguments: [cutoff.millisecondsSinceEpoch, limit])
+                    DELETE FROM decisions WHERE id IN (SELECT id FROM decisions ORDER BY id LIMIT ?) AND server_time < ?
+                    """, arguments: [limit, cutoff.millisecondsSinceEpoch])
             return db.changesCount
         }
     }
