@@ -311,8 +311,8 @@ public final class PostgresStore: SessionStore, Service {
         try await wrap {
             let rows = try await self.client.query(
                 """
-                DELETE FROM decisions WHERE id IN (SELECT id FROM decisions ORDER BY id LIMIT \(limit))
-                  AND server_time < \(cutoff.millisecondsSinceEpoch)
+                DELETE FROM decisions WHERE id IN (
+                  SELECT id FROM decisions WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time LIMIT \(limit))
                 RETURNING id
                 """, logger: self.logger)
             var n = 0

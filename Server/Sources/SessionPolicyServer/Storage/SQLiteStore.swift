@@ -189,8 +189,9 @@ public final class SQLiteStore: SessionStore {
         try await write { db in
             try db.execute(
                 sql: """
-                    DELETE FROM decisions WHERE id IN (SELECT id FROM decisions ORDER BY id LIMIT ?) AND server_time < ?
-                    """, arguments: [limit, cutoff.millisecondsSinceEpoch])
+                    DELETE FROM decisions WHERE id IN (
+                      SELECT id FROM decisions WHERE server_time < ? ORDER BY server_time LIMIT ?)
+                    """, arguments: [cutoff.millisecondsSinceEpoch, limit])
             return db.changesCount
         }
     }

@@ -62,6 +62,7 @@ enum Schema {
                   decision TEXT, reason TEXT NOT NULL, notices TEXT NOT NULL, transition INTEGER NOT NULL,
                   state TEXT NOT NULL, previous INTEGER)
                 """,
+                "CREATE INDEX decisions_by_time ON decisions (server_time)",
                 "ALTER TABLE sessions ADD COLUMN last_decision INTEGER",
                 "CREATE INDEX sessions_by_user ON sessions (user_id)",
             ],
@@ -74,6 +75,7 @@ enum Schema {
                   decision TEXT, reason TEXT NOT NULL, notices TEXT NOT NULL, transition INTEGER NOT NULL,
                   state TEXT NOT NULL, previous BIGINT)
                 """,
+                "CREATE INDEX decisions_by_time ON decisions (server_time)",
                 "ALTER TABLE sessions ADD COLUMN last_decision BIGINT",
                 "CREATE INDEX sessions_by_user ON sessions (user_id)",
             ]),

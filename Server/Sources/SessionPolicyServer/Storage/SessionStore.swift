@@ -129,9 +129,8 @@ public protocol SessionStore: Sendable {
     /// The decision log's records for `query`, newest first.
     func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord]
 
-    /// Of the `limit` oldest records (in the log's order), deletes those received before
-    /// `cutoff`; how many. The retention purge calls it in small batches while whole batches
-    /// go, so writers wait for no long delete, and no index on the time is kept up on every write.
+    /// Deletes up to `limit` of the records received before `cutoff`, oldest first; how many.
+    /// The retention purge calls it in small batches, so writers wait for no long delete.
     func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int
 
     /// Up to `limit` stored sessions of `policy`, ordered by user id then device id, after the
