@@ -40,7 +40,7 @@ final class DecisionStream: Sendable {
         var anonymous = event
         if hashUsers { anonymous.user = user }
         let eventJSON = (try? encoder.encode(anonymous)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-        func quoted(_ s: String?) -> String { s.map { CanonicalJSONText.quote($0) } ?? "null" }
+        func quoted(_ s: String?) -> String { s.map(SessionExport.quoted) ?? "null" }
         let line =
             #"{"bundles":{\#(quoted(record.policy)):{"revision":\#(quoted(record.digest))}},"decision_id":\#(quoted(UUID().uuidString.lowercased())),"#
             + #""input":{"device":\#(quoted(record.device)),"event":\#(eventJSON),"user":\#(quoted(user))},"#
@@ -49,24 +49,5 @@ final class DecisionStream: Sendable {
             + #""reason":\#(quoted(record.reason)),"revision":\#(record.revision),"state":\#(quoted(record.state)),"transition":\#(record.transition)},"#
             + #""timestamp":\#(quoted("\(record.serverTime)"))}"# + "\n"
         lock.withLock { handle.write(Data(line.utf8)) }
-    }
-}
-
-/// JSON string quoting for the decision lines.
-enum CanonicalJSONText {
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
