@@ -55,7 +55,8 @@ URL="http://127.0.0.1:$PORT/v1/policies/spendiq/machine"
 echo "   $URL"
 
 # GET URL [curl args...] -> the body in $WORK/body, the headers in $WORK/headers, the status echoed.
-get() { curl -s -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' "$@" "$URL"; }
+# (curl writes no file for an empty body: the old one is removed first, and an absent one is empty.)
+get() { rm -f "$WORK/body"; curl -s -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' "$@" "$URL"; touch "$WORK/body"; }
 header() { grep -i "^$1:" "$WORK/headers" | head -1 | sed 's/^[^:]*:[[:space:]]*//' | tr -d '\r'; }
 
 echo "== fetching envelope-1"
@@ -105,4 +106,6 @@ javac --release 11 -Xlint:all -Werror -encoding UTF-8 -cp "$J/sessionpolicy.jar:
 java -cp "$J/driver:$J/sessionpolicy.jar" ServerUpdate "$WORK/envelope-1" "$WORK/envelope-2" "$KEYS/a.pub.pem" "$KEYS/b.pub.pem" "$NOW" || status=1
 
 if [ "$status" -ne 0 ]; then fail "a runtime did not update from the server (above)"; fi
-echo "server-update: Java and JavaScript updated from the running server"
+echo "server-update: Java and JavaScript updated from the running server (each: envelope-1 installed, then unchanged;"
+echo "  bad-signature, signature-missing, envelope-malformed refused with the machine kept; unpinned-key for key b;"
+echo "  envelope-2 installed with a larger serial and another digest; envelope-1 then refused: rollback; a launch decided)"
