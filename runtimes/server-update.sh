@@ -7,7 +7,7 @@
 # of policies/spendiq.yaml, SQLite in a temporary folder and --reload-interval 0.1; fetches
 # GET /v1/policies/spendiq/machine with curl (200, application/jose, an ETag; 304 and no body for
 # If-None-Match: that ETag): envelope-1; changes the policy's offline window (7d -> 6d), waits
-# for the served envelope to change: envelope-2. Then runtimes/js/test/server-update.mjs and
+# for the served envelope to change: envelope-2. Then runtimes/js/server-update.mjs and
 # runtimes/java/server-update/ServerUpdate.java (compiled --release 11 against the runtime built
 # here) each check, with keys a and b pinned: envelope-1 installs its machine; again: unchanged;
 # a payload character changed: bad-signature; the signature stripped: signature-missing; truncated:
@@ -93,8 +93,8 @@ echo "   a new envelope after $(( ($(date +%s%N) - started) / 1000000 )) ms, ETa
 NOW=$(( $(date +%s%N) / 1000000 ))
 status=0
 
-echo "== JavaScript: runtimes/js/test/server-update.mjs"
-node runtimes/js/test/server-update.mjs "$WORK/envelope-1" "$WORK/envelope-2" "$KEYS/a.pub.pem" "$KEYS/b.pub.pem" "$NOW" || status=1
+echo "== JavaScript: runtimes/js/server-update.mjs"
+node runtimes/js/server-update.mjs "$WORK/envelope-1" "$WORK/envelope-2" "$KEYS/a.pub.pem" "$KEYS/b.pub.pem" "$NOW" || status=1
 
 echo "== Java: runtimes/java/server-update/ServerUpdate.java (--release 11, against the runtime compiled here)"
 J=$WORK/java

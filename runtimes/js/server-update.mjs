@@ -1,12 +1,12 @@
 // The JavaScript MachineUpdater against envelopes fetched from a running policyctl-serve
 // (runtimes/server-update.sh starts the server, fetches them, and runs this):
-//   node runtimes/js/test/server-update.mjs ENVELOPE-1 ENVELOPE-2 A.PUB.PEM B.PUB.PEM NOW-MS
+//   node runtimes/js/server-update.mjs ENVELOPE-1 ENVELOPE-2 A.PUB.PEM B.PUB.PEM NOW-MS
 // ENVELOPE-1 is the served envelope of policies/spendiq.yaml, ENVELOPE-2 the one served after the
 // policy file changed; A.PUB.PEM is the server's signing key, B.PUB.PEM another key. Exits 1 with
 // the failed check on stderr; prints "js: updated from the server: N checks passed".
 // Not a `*.test.mjs`: `node --test` does not run it (it needs the server's envelopes).
 import { readFileSync } from 'node:fs';
-import { MachineUpdater, PolicyMachine, SessionState, Event } from '../sessionpolicy.mjs';
+import { MachineUpdater, PolicyMachine, SessionState, Event } from './sessionpolicy.mjs';
 
 const [file1, file2, pubA, pubB, nowArg] = process.argv.slice(2);
 if (nowArg === undefined) {
