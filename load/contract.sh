@@ -64,7 +64,7 @@ run() { # NAME STORAGE PORT
 }
 run sqlite "sqlite:$WORK/contract.sqlite" 18301
 if [ -n "${PG_URL:-}" ]; then
-  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, schema_migrations" >/dev/null
+  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, decisions, schema_migrations" >/dev/null
   run postgres "$PG_URL" 18302
 fi
 exit $failed

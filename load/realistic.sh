@@ -54,7 +54,7 @@ sleep 1
 serve 18191 "sqlite:$WORK/load.sqlite"
 wants postgres || PG_URL=
 if [ -n "${PG_URL:-}" ]; then
-  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, schema_migrations, bench_sessions" >/dev/null
+  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, decisions, schema_migrations, bench_sessions" >/dev/null
   serve 18192 "$PG_URL"
   serve 18193 "$PG_URL"
   # pgbench runs the statement a stateful event costs here (a conditional UPDATE ... RETURNING of
