@@ -93,9 +93,7 @@ struct History: ParsableCommand {
         let input = CheckInput.load(policies: [policies], scenarios: [])
         var machines: [String: (digest: String, compiled: CompiledPolicy)] = [:]
         for (name, loaded) in input.policies {
-            if let digest = try? PolicyMachine(document: Data(loaded.compiled.machineDocument.utf8)).digest {
-                machines[name] = (digest, loaded.compiled)
-            }
+            machines[name] = (loaded.compiled.portable.digest, loaded.compiled)
         }
         for r in records { print(Self.line(r, machines[r.policy])) }
     }

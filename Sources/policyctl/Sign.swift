@@ -113,9 +113,7 @@ struct Sign: ParsableCommand {
             throw Exit.invalidInput
         case let .success(loaded):
             emit(loaded.warnings, sources: [path: loaded.text], json: false)
-            let document = loaded.compiled.machineDocument
-            guard let machine = try? PolicyMachine(document: Data(document.utf8), file: path) else { throw Exit.invalidInput }
-            return machine
+            return loaded.compiled.portable
         }
     }
 }

@@ -31,8 +31,7 @@ public final class PolicyRegistry: Sendable {
             self.file = file
             self.digest = digest
             self.loadedAt = loadedAt
-            let document = policy.machineDocument
-            self.machineDigest = (try? PolicyMachine(document: Data(document.utf8)).digest) ?? "unknown"
+            self.machineDigest = policy.portable.digest
         }
     }
 

@@ -51,7 +51,7 @@ final class SignedMachines: Sendable {
             {
                 return held
             }
-            let machine = try PolicyMachine(document: Data(entry.policy.machineDocument.utf8))
+            let machine = entry.policy.portable
             let serial: Int64
             if let held, held.machineDigest == machine.digest {
                 serial = held.serial
