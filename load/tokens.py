@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes HS256 user tokens for load runs: `tokens.py SECRET COUNT [USER] > tokens.txt`, one
-`user token` pair per line (users load-0 ... load-N-1, or USER alone), valid for a day."""
-import base64, hashlib, hmac, json, sys, time
+`user token` pair per line (users load-0 ... load-N-1, or USER alone; PREFIX=other- names them
+other-0 ...), valid for a day."""
+import base64, hashlib, hmac, json, os, sys, time
 
 
 def b64(b: bytes) -> str:
@@ -17,6 +18,6 @@ def token(sub: str, secret: str) -> str:
 
 if __name__ == "__main__":
     secret, count = sys.argv[1], int(sys.argv[2])
-    names = sys.argv[3:4] or [f"load-{i}" for i in range(count)]
+    names = sys.argv[3:4] or [f"{os.environ.get('PREFIX', 'load-')}{i}" for i in range(count)]
     for name in names:
         print(f"{name} {token(name, secret)}")

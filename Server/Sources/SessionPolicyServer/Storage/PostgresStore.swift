@@ -163,8 +163,14 @@ public final class PostgresStore: SessionStore, Service {
             do {
                 let written = try await wrap { () -> [Int64: Int64] in
                     var written: [Int64: Int64] = [:]
-                    let statement = GroupWrite(group)
-                    for try await (n, id) in try await self.client.execute(statement, logger: self.logger) { written[n] = id }
+                    if group.contains(where: { $0.record != nil }) {
+                        let statement = GroupWrite(group)
+                        for try await (n, id) in try await self.client.execute(statement, logger: self.logger) { written[n] = id }
+                    } else {
+                        // No decision to log (`--decision-log-retention 0`): the sessions alone.
+                        let statement = SessionGroupWrite(group)
+                        for try await n in try await self.client.execute(statement, logger: self.logger) { written[n] = 0 }
+                    }
                     return written
                 }
                 for (n, item) in group.enumerated() {
@@ -622,4 +628,48 @@ private struct GroupWrite: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> (Int64, Int64) { try row.decode((Int64, Int64).self) }
+}
+
+/// ``GroupWrite`` without the decision log: the conditional writes of a group's sessions, one
+/// statement; it returns the number (from 1) of each write that matched its row.
+private struct SessionGroupWrite: PostgresPreparedStatement {
+    static let sql = """
+        WITH input AS (
+          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[])
+            WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state, n)
+        ), updated AS (
+          UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at
+          FROM input i
+          WHERE i.old_revision > 0 AND s.policy = i.policy AND s.user_id = i.user_id AND s.device_id = i.device_id
+            AND s.revision = i.old_revision AND s.state = i.old_state
+          RETURNING i.n
+        ), inserted AS (
+          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
+          SELECT policy, user_id, device_id, state, revision, updated_at FROM input WHERE old_revision = 0
+          ON CONFLICT DO NOTHING
+          RETURNING policy, user_id, device_id
+        )
+        SELECT n FROM updated
+        UNION ALL
+        SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
+        """
+    typealias Row = Int64
+    var writes: [PendingWrite]
+
+    init(_ writes: [PendingWrite]) { self.writes = writes }
+
+    func makeBindings() throws -> PostgresBindings {
+        var b = PostgresBindings(capacity: 8)
+        b.append(writes.map(\.key.policy))
+        b.append(writes.map(\.key.user))
+        b.append(writes.map(\.key.device))
+        b.append(writes.map(\.state))
+        b.append(writes.map(\.revision))
+        b.append(writes.map(\.updatedAt))
+        b.append(writes.map(\.oldRevision))
+        b.append(writes.map(\.oldState))
+        return b
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
 }
