@@ -47,7 +47,9 @@ package enum YAMLSyntax {
         let parser: Parser
         let root: Node?
         do {
-            parser = try Parser(yaml: text)
+            // `.basic`: no implicit typing of plain scalars (the readers give each value its
+            // type), so no regular expression runs per scalar; keys are compared as text.
+            parser = try Parser(yaml: text, resolver: .basic)
             root = try parser.singleRoot()
         } catch let error as YamlError {
             return .failure(DiagnosticError([diagnostic(for: error, text: text, file: file)]))
