@@ -5,7 +5,8 @@
 # TARGET: FuzzPolicy, FuzzScenarios, FuzzStateEvent, FuzzRequestBody. SECONDS (default 60) is
 # -max_total_time; give 0 and -runs=N for a count of executions instead. The corpus grows in
 # .build-fuzz/corpus/TARGET and is kept between runs; a crash is written as
-# .build-fuzz/artifacts/TARGET/crash-... (replay it: .build-fuzz/release/TARGET FILE).
+# .build-fuzz/crashes/TARGET/crash-... (replay it: .build-fuzz/release/TARGET FILE). Not in
+# .build-fuzz/artifacts, which is SwiftPM's own (a build of another target may clear it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: bash Fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]}
@@ -15,7 +16,7 @@ swift build --package-path Fuzz --scratch-path .build-fuzz -c release --product 
   --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -E "error|warning: |Compiling|Build" | grep -v "^\[" || true
 bin=.build-fuzz/release/$target
 [ -x "$bin" ] || { echo "the build of $target failed" >&2; exit 1; }
-corpus=.build-fuzz/corpus/$target seeds=.build-fuzz/seeds/$target artifacts=.build-fuzz/artifacts/$target
+corpus=.build-fuzz/corpus/$target seeds=.build-fuzz/seeds/$target artifacts=.build-fuzz/crashes/$target
 mkdir -p "$corpus" "$artifacts"
 rm -rf "$seeds"
 node Fuzz/seeds.mjs "$target" "$seeds" ".build-fuzz/$target.dict"
