@@ -605,15 +605,7 @@ private struct GroupWrite: PostgresPreparedStatement {
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 18)
-        b.append(writes.map(\.key.policy))
-        b.append(writes.map(\.key.user))
-        b.append(writes.map(\.key.device))
-        b.append(writes.map(\.state))
-        b.append(writes.map(\.revision))
-        b.append(writes.map(\.updatedAt))
-        b.append(writes.map(\.oldRevision))
-        b.append(writes.map(\.oldState))
+        var b = SessionGroupWrite.sessionColumns(writes, capacity: 18)
         b.append(writes.map { $0.record?.digest ?? "" })
         b.append(writes.map { $0.record?.eventTime.millisecondsSinceEpoch ?? 0 })
         b.append(writes.map { $0.record?.event ?? "" })
@@ -658,8 +650,11 @@ private struct SessionGroupWrite: PostgresPreparedStatement {
 
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
-    func makeBindings() throws -> PostgresBindings {
-        var b = PostgresBindings(capacity: 8)
+    func makeBindings() throws -> PostgresBindings { Self.sessionColumns(writes, capacity: 8) }
+
+    /// The eight session columns both group statements start with ($1 ... $8).
+    static func sessionColumns(_ writes: [PendingWrite], capacity: Int) -> PostgresBindings {
+        var b = PostgresBindings(capacity: capacity)
         b.append(writes.map(\.key.policy))
         b.append(writes.map(\.key.user))
         b.append(writes.map(\.key.device))
