@@ -73,6 +73,44 @@ struct MachineDocumentTests {
         #expect(steps > 50)
     }
 
+    @Test("a random policy's document reads back to its own text and the same machine, and decides random sequences alike")
+    func randomRoundTrip() throws {
+        var r = SplitMix(seed: 29)
+        var documents = 0
+        var steps = 0
+        for index in 0..<30 {
+            let spec = PolicyGenerator.policy(&r, index: index)
+            guard let compiled = spec.compile() else { continue }
+            let text = compiled.machineDocument
+            let read = try PolicyMachine(document: Data(text.utf8), file: "\(spec.name).machine.json")
+            documents += 1
+            #expect(read.document == text, "\(spec.name): written again, the document is other bytes")
+            #expect(read.digest == compiled.portable.digest)
+            #expect(read.machine.transitions.map(\.guard) == compiled.machine.transitions.map(\.guard), "\(spec.name)")
+            #expect(read.machine.transitions.map(\.action) == compiled.machine.transitions.map(\.action), "\(spec.name)")
+            #expect(read.machine.rules == compiled.machine.rules, "\(spec.name)")
+            let gen = SequenceGenerator(policy: compiled.policy)
+            for _ in 0..<10 {
+                var s = gen.initialState(&r)
+                var previous = s.highestTime ?? SequenceGenerator.start
+                for _ in 0..<10 {
+                    let e = gen.event(&r, s, previous: previous)
+                    previous = e.time
+                    let want = compiled.evaluate(s, e)
+                    let got = read.evaluate(s, e)
+                    if got != want {
+                        Issue.record("\(spec.name): \(e) in \(s): the document decides \(got), the policy \(want)")
+                        return
+                    }
+                    s = want.state
+                    steps += 1
+                }
+            }
+        }
+        #expect(documents > 25, "too many generated policies refused")
+        #expect(steps == documents * 100)
+    }
+
     @Test("every shipped policy's document is valid against schemas/machine.schema.json", arguments: shipped)
     func schema(_ name: String) throws {
         let schema = try JSONSchema(contentsOfFile: Fixtures.path("schemas/machine.schema.json"))

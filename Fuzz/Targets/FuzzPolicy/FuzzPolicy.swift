@@ -4,11 +4,11 @@ import SessionPolicy
 import SessionPolicyYAML
 
 /// The policy loader, as `policyctl compile` and `check` run it on a file's bytes (YAML, or JSON
-/// when the text starts with `{`): a refusal is located; a policy that loads is linted, and one
-/// input in eight (chosen by the sum of its bytes, so a replay takes the same path) is written as
-/// a machine document that must read back to its own text and decide a launch alike from the
-/// compiled policy and from the document. Writing and reading the document back takes about
-/// three quarters of an execution; the sample keeps the loader, the target's subject, fast.
+/// when the text starts with `{`): a refusal is located; a policy that loads is compiled and
+/// linted. The machine document of a compiled policy is not written here: writing, hashing and
+/// reading it back took three quarters of an execution under the sanitizers, and the inputs that
+/// took that path gathered in the corpus (they reach more code); its round trip is a property
+/// test over random policies (`MachineDocumentTests`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
@@ -20,26 +20,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case let .failure(error):
         FuzzOracle.checkRefusal(error.diagnostics, file: file, text: String(decoding: bytes, as: UTF8.self))
     case let .success(loaded):
-        let compiled = loaded.compiled
-        _ = PolicyLinter.findings(for: compiled.validated)
-        guard bytes.reduce(0, { $0 &+ Int($1) }) % 8 == 0 else { return 0 }
-        let document = compiled.machineDocument
-        let machine: PolicyMachine
-        do {
-            machine = try PolicyMachine(document: Data(document.utf8))
-        } catch {
-            FuzzOracle.fail("the machine document of a compiled policy is refused: \(error.diagnostics)")
-        }
-        if machine.document != document { FuzzOracle.fail("the machine document does not read back to its own text") }
-        let t = Timestamp(millisecondsSinceEpoch: 1_772_355_600_000)
-        for event in [
-            Event(.launch, at: t, network: .offline, user: "alice"),
-            Event(.launch, at: t, network: .online, user: "alice"),
-        ] {
-            if compiled.machine.evaluate(SessionState(), event) != machine.evaluate(SessionState(), event) {
-                FuzzOracle.fail("the compiled policy and its machine document decide \(event) differently")
-            }
-        }
+        _ = PolicyLinter.findings(for: loaded.compiled.validated)
     }
     return 0
 }
