@@ -31,8 +31,20 @@ package enum YAMLSyntax {
         return parse(String(decoding: bytes, as: UTF8.self), file: file, limits: limits)
     }
 
+    /// Sets libyaml's own nesting bound (1000 levels by default) to `maxDepth`, once per
+    /// process. Yams builds the whole tree before `Walker` sees it, and checks every mapping for
+    /// duplicate keys by hashing each key whole: keys that are themselves collections
+    /// (`? ? ...`) nested 900 deep made a 2 KB file take more than a second, a 1 MiB file
+    /// minutes. Bounded at 64 levels, the check costs at most about 64 hashes per value. libyaml
+    /// refuses the same documents as `Walker` (those with a value more than 64 levels deep; the
+    /// tests hold it to that at the edge), sometimes placing the error at the collection whose
+    /// content passes the limit instead of at that content. The setting is a global of the C
+    /// library that Yams embeds; only this module parses YAML.
+    private static let libyamlNestingBound: Void = yamlSetMaxNestLevel(Int32(InputLimits.files.depth))
+
     /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
     package static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
+        _ = libyamlNestingBound
         if text.utf8.count > limits.bytes {
             return parse(Data(text.utf8), file: file, limits: limits)
         }
@@ -212,3 +224,7 @@ package enum YAMLSyntax {
         return nil
     }
 }
+
+/// libyaml's `yaml_set_max_nest_level` (in Yams' embedded C target, which Yams does not export).
+@_silgen_name("yaml_set_max_nest_level")
+private func yamlSetMaxNestLevel(_ max: Int32)

@@ -43,6 +43,45 @@ struct HostileInputTests {
         #expect(codes(text) == ["nesting-too-deep"])
     }
 
+    /// Each shape nested `n` collections deep around `inner`: block mappings, block lists,
+    /// explicit keys, flow lists, flow mappings, and block mappings and lists in turn.
+    static let shapes: [(name: String, make: @Sendable (Int, String) -> String)] = [
+        (
+            "block mappings",
+            { n, inner in
+                (0..<n).map { String(repeating: "  ", count: $0) + "k:\n" }.joined() + String(repeating: "  ", count: n) + inner + "\n"
+            }
+        ),
+        ("block lists", { n, inner in String(repeating: "- ", count: n) + inner + "\n" }),
+        ("explicit keys", { n, inner in String(repeating: "? ", count: n) + inner + "\n" }),
+        ("flow lists", { n, inner in String(repeating: "[", count: n) + inner + String(repeating: "]", count: n) + "\n" }),
+        ("flow mappings", { n, inner in String(repeating: "{a: ", count: n) + inner + String(repeating: "}", count: n) + "\n" }),
+        (
+            "mappings and lists in turn",
+            { n, inner in
+                (0..<n).map { String(repeating: "  ", count: $0) + ($0 % 2 == 0 ? "k:" : "-") + "\n" }.joined()
+                    + String(repeating: "  ", count: n) + inner + "\n"
+            }
+        ),
+    ]
+
+    /// libyaml is held to the same 64 levels as the walker (`YAMLSyntax`): it must refuse no
+    /// document the walker accepts. A value 64 levels deep is read; one 65 levels deep is not.
+    @Test("every shape is read to exactly 64 levels and refused at 65", arguments: shapes.indices)
+    func nestingEdge(_ index: Int) {
+        let (name, make) = Self.shapes[index]
+        func code(_ text: String) -> String? {
+            switch YAMLSyntax.parse(text, file: "edge.yaml") {
+            case .success: return nil
+            case let .failure(e): return e.diagnostics.first?.code.rawValue
+            }
+        }
+        #expect(code(make(63, "x")) == nil, "\(name): 63 collections around a value")
+        #expect(code(make(63, "[]")) == nil, "\(name): 64 collections, the last empty")
+        #expect(code(make(64, "x")) == "nesting-too-deep", "\(name): 64 collections around a value")
+        #expect(code(make(64, "[]")) == "nesting-too-deep", "\(name): 65 collections")
+    }
+
     @Test("a 100 MB file is refused before it is read")
     func hugeFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).yaml").path
