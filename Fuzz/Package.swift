@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // Fuzz targets (libFuzzer) for every reader of untrusted input: the YAML/JSON policy loader, the
-// scenario loader, the JSON state and event readers of the CLI and the server, and the server's
-// request bodies. A separate package so that the root and the server build none of it. Build
+// scenario loader, the machine document and envelope readers, the JSON state and event readers
+// of the CLI and the server, and the server's request bodies. A separate package so that the root and the server build none of it. Build
 // and run with `bash Fuzz/run.sh TARGET [SECONDS]` from the repository root (see README.md here).
 import Foundation
 import PackageDescription
@@ -51,6 +51,14 @@ let package = Package(
                 .product(name: "SessionPolicyCheck", package: "SessionPolicy"),
             ],
             path: "Targets/FuzzScenarios", packageAccess: false, swiftSettings: settings),
+        .executableTarget(
+            name: "FuzzMachine",
+            dependencies: [
+                "FuzzShared",
+                .product(name: "SessionPolicy", package: "SessionPolicy"),
+                .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
+            ],
+            path: "Targets/FuzzMachine", packageAccess: false, swiftSettings: settings),
         .executableTarget(
             name: "FuzzStateEvent",
             dependencies: ["FuzzShared", .product(name: "SessionPolicy", package: "SessionPolicy")],

@@ -2,8 +2,8 @@
 # Builds a fuzz target (libFuzzer and AddressSanitizer, release), seeds its corpus from the
 # repository's own files and runs it:
 #   bash Fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]
-# TARGET: FuzzPolicy, FuzzScenarios, FuzzStateEvent, FuzzRequestBody. SECONDS (default 60) is
-# -max_total_time; give 0 and -runs=N for a count of executions instead. The corpus grows in
+# TARGET: FuzzPolicy, FuzzScenarios, FuzzMachine, FuzzStateEvent, FuzzRequestBody. SECONDS
+# (default 60) is -max_total_time; give 0 and -runs=N for a count of executions instead. The corpus grows in
 # .build-fuzz/corpus/TARGET and is kept between runs; a crash is written as
 # .build-fuzz/crashes/TARGET/crash-... (replay it: .build-fuzz/release/TARGET FILE). Not in
 # .build-fuzz/artifacts, which is SwiftPM's own (a build of another target may clear it).
@@ -22,6 +22,10 @@ rm -rf "$seeds"
 node Fuzz/seeds.mjs "$target" "$seeds" ".build-fuzz/$target.dict"
 limit=()
 [ "$seconds" != 0 ] && limit=(-max_total_time="$seconds")
+# Inputs up to 64 KiB; a machine document is 140-210 KB (every built-in guard of every state and
+# event), its envelope a third more: FuzzMachine takes up to 320 KiB.
+max_len=65536
+[ "$target" = FuzzMachine ] && max_len=327680
 # AddressSanitizer records no allocation stacks and keeps a small quarantine: it halves the
 # time of an execution (the readers allocate a lot); replay a crash without these to see the
 # stacks: ASAN_OPTIONS= .build-fuzz/release/TARGET CRASH_FILE.
@@ -29,6 +33,6 @@ limit=()
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS-malloc_context_size=0:quarantine_size_mb=16}
 # Leaks are checked (AddressSanitizer's leak checker runs at exit and on every -runs end); a
-# run of more than 10 s for one input is a hang; inputs up to 64 KiB.
+# run of more than 10 s for one input is a hang.
 exec "$bin" "$corpus" "$seeds" -dict=".build-fuzz/$target.dict" -artifact_prefix="$artifacts/" \
-  -timeout=10 -max_len=65536 -rss_limit_mb=4096 -print_final_stats=1 "${limit[@]}" "$@"
+  -timeout=10 -max_len="$max_len" -rss_limit_mb=4096 -print_final_stats=1 "${limit[@]}" "$@"

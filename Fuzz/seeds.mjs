@@ -1,7 +1,8 @@
 // Writes the seed corpus and the dictionary of a fuzz target from the repository's own files:
 //   node Fuzz/seeds.mjs TARGET OUT_DIR DICT_FILE
 // FuzzPolicy: the shipped and conformance policies and the bad-policy corpus; FuzzScenarios: the
-// shipped scenario files; FuzzStateEvent and FuzzRequestBody: states, events and requests taken
+// shipped scenario files; FuzzMachine: the conformance machines, documents and envelopes;
+// FuzzStateEvent and FuzzRequestBody: states, events and requests taken
 // from the conformance vectors (spread over every policy) and the server's example bodies.
 import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -39,6 +40,13 @@ switch (target) {
   case "FuzzScenarios":
     seeds.push(...files("examples", [".yaml"]), ...files("Tests/Fixtures/check", [".yaml"]));
     break;
+  case "FuzzMachine": {
+    seeds.push(...files("spec/conformance/machines", [".json"]));
+    const lines = (f) => readFileSync(join(root, "spec/conformance", f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    for (const d of lines("documents.jsonl")) if (typeof d.document === "string") seeds.push(d.document);
+    for (const e of lines("envelopes.jsonl")) if (typeof e.envelope === "string") seeds.push(e.envelope);
+    break;
+  }
   case "FuzzStateEvent":
     for (const v of vectors(97)) {
       seeds.push(JSON.stringify(v.state), JSON.stringify(v.event), JSON.stringify({ state: v.state, event: v.event }));
@@ -53,7 +61,7 @@ switch (target) {
     seeds.push('{"pool":"acme","device":"d1","app":"com.acme.bank"}', '{"pool":"acme","ticket":"t-1"}');
     break;
   default:
-    console.error(`unknown target ${target}: FuzzPolicy, FuzzScenarios, FuzzStateEvent, FuzzRequestBody`);
+    console.error(`unknown target ${target}: FuzzPolicy, FuzzScenarios, FuzzMachine, FuzzStateEvent, FuzzRequestBody`);
     process.exit(64);
 }
 seeds.forEach((s, i) => writeFileSync(join(out, `seed-${String(i).padStart(4, "0")}`), s));
