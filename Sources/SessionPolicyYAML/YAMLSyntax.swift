@@ -39,7 +39,8 @@ package enum YAMLSyntax {
     /// refuses the same documents as `Walker` (those with a value more than 64 levels deep; the
     /// tests hold it to that at the edge), sometimes placing the error at the collection whose
     /// content passes the limit instead of at that content. The setting is a global of the C
-    /// library that Yams embeds; only this module parses YAML.
+    /// library that Yams embeds: any other use of Yams in the process is held to it too (the
+    /// README says so).
     private static let libyamlNestingBound: Void = yamlSetMaxNestLevel(Int32(InputLimits.files.depth))
 
     /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
