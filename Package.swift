@@ -41,8 +41,12 @@ let package = Package(
         // YAML text -> located syntax -> core.
         .target(
             name: "SessionPolicyYAML",
-            dependencies: ["SessionPolicy", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SessionPolicy", "CYAMLEvents", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict),
+        // A first pass over libyaml's events before Yams builds a tree: refuses anchors, aliases,
+        // keys that are lists or mappings, and documents over the node budget in constant memory.
+        // Calls the libyaml that Yams links in (its header copied: Yams does not export it).
+        .target(name: "CYAMLEvents"),
         // Scenario files: loading, running, reporting (what `policyctl check` does).
         .target(
             name: "SessionPolicyCheck",

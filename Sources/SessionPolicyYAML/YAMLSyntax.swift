@@ -1,3 +1,4 @@
+import CYAMLEvents
 package import Foundation
 package import SessionPolicy
 import Yams
@@ -32,16 +33,13 @@ package enum YAMLSyntax {
     }
 
     /// Sets libyaml's own nesting bound (1000 levels by default) to `maxDepth`, once per
-    /// process. Yams builds the whole tree before `Walker` sees it, and checks every mapping for
-    /// duplicate keys by hashing each key whole: keys that are themselves collections
-    /// (`? ? ...`) nested 900 deep made a 2 KB file take more than a second, a 1 MiB file
-    /// minutes. Bounded at 64 levels, the check costs at most about 64 hashes per value. libyaml
-    /// refuses the same documents as `Walker` (those with a value more than 64 levels deep; the
-    /// tests hold it to that at the edge), sometimes placing the error at the collection whose
-    /// content passes the limit instead of at that content. The setting is a global of the C
-    /// library that Yams embeds: any other use of Yams in the process is held to it too (the
-    /// README says so).
-    private static let libyamlNestingBound: Void = yamlSetMaxNestLevel(Int32(InputLimits.files.depth))
+    /// process, so that nesting is refused while the text is read, before any tree is built.
+    /// libyaml refuses the same documents as `Walker` (those with a value more than 64 levels
+    /// deep; `HostileInputTests` holds it to that at the edge), sometimes placing the error at
+    /// the collection whose content passes the limit instead of at that content. The setting
+    /// is a global of the C library that Yams embeds: any other use of Yams in the process is
+    /// held to it too (the README says so).
+    private static let libyamlNestingBound: Void = sp_yaml_set_max_nest_level(Int32(InputLimits.files.depth))
 
     /// Parses `text` from `file` within `limits`. Returns the root, nil for an empty document, or diagnostics.
     package static func parse(_ text: String, file: String, limits: InputLimits = .files) -> Result<SyntaxNode?, DiagnosticError> {
@@ -55,6 +53,11 @@ package enum YAMLSyntax {
         }
         let controls = TextEncoding.controlCharacters(text, file: file)
         if !controls.isEmpty { return .failure(DiagnosticError(controls)) }
+        // First libyaml's events alone, in constant memory: what would make Yams slow (keys that
+        // are lists or mappings, aliases, more nodes than the budget) is refused before it builds
+        // a tree. Yams hashes every mapping key whole and sorts duplicated ones: a 3.8 KB file of
+        // nested list keys took 10 s, a 465-byte file of aliased keys 10 s (one more level: 100).
+        if let problem = prescan(text, file: file, limits: limits) { return .failure(DiagnosticError([problem])) }
         // The parser owns the anchors (nodes hold them weakly): keep it alive while walking so
         // anchored and aliased nodes can be recognised and refused.
         let parser: Parser
@@ -80,6 +83,29 @@ package enum YAMLSyntax {
             let node = walker.convert(root, depth: 1)
             if let problem = walker.problem { return .failure(DiagnosticError([problem])) }
             return .success(node)
+        }
+    }
+
+    /// The first problem `sp_yaml_scan` finds in `text`, as the diagnostic `Walker` or the
+    /// readers would give for it, at the same place; nil when there is none (a syntax error is
+    /// left to Yams, which describes it).
+    static func prescan(_ text: String, file: String, limits: InputLimits) -> Diagnostic? {
+        var text = text
+        let scan = text.withUTF8 { sp_yaml_scan($0.baseAddress, $0.count, limits.nodes) }
+        let at = SourceLocation(file: file, line: scan.line, column: scan.column)
+        switch scan.code {
+        case SPYAMLScanAnchor, SPYAMLScanAlias:
+            return .error(
+                .yamlAnchor, "anchors and aliases (`&name`, `*name`) are not supported", at: at,
+                help: "write the value out in full; expanding aliases could make a small file enormous")
+        case SPYAMLScanListKey, SPYAMLScanMappingKey:
+            return .error(
+                .wrongType, "keys must be plain words, found \(scan.code == SPYAMLScanListKey ? "a list" : "a mapping")", at: at,
+                help: "YAML allows a list or a mapping as a key (`? [a, b]`); policies and scenario files use words")
+        case SPYAMLScanTooManyNodes:
+            return .error(.tooManyNodes, "the document has more than \(limits.nodes) values", at: at, help: limits.hint)
+        default:
+            return nil
         }
     }
 
@@ -225,7 +251,3 @@ package enum YAMLSyntax {
         return nil
     }
 }
-
-/// libyaml's `yaml_set_max_nest_level` (in Yams' embedded C target, which Yams does not export).
-@_silgen_name("yaml_set_max_nest_level")
-private func yamlSetMaxNestLevel(_ max: Int32)

@@ -53,7 +53,7 @@ struct HostileInputTests {
             }
         ),
         ("block lists", { n, inner in String(repeating: "- ", count: n) + inner + "\n" }),
-        ("explicit keys", { n, inner in String(repeating: "? ", count: n) + inner + "\n" }),
+        ("explicit keys", { n, inner in "? k\n: " + String(repeating: "- ", count: n - 1) + inner + "\n" }),
         ("flow lists", { n, inner in String(repeating: "[", count: n) + inner + String(repeating: "]", count: n) + "\n" }),
         ("flow mappings", { n, inner in String(repeating: "{a: ", count: n) + inner + String(repeating: "}", count: n) + "\n" }),
         (
@@ -80,6 +80,43 @@ struct HostileInputTests {
         #expect(code(make(63, "[]")) == nil, "\(name): 64 collections, the last empty")
         #expect(code(make(64, "x")) == "nesting-too-deep", "\(name): 64 collections around a value")
         #expect(code(make(64, "[]")) == "nesting-too-deep", "\(name): 65 collections")
+    }
+
+    /// Keys that are lists or mappings, and aliases: Yams hashes every mapping key whole and
+    /// sorts duplicated keys, so before the first pass over libyaml's events (`YAMLSyntax.prescan`)
+    /// such files took seconds to minutes. The `fuzz-*` files are what `FuzzScenarios` found (the
+    /// slowest took 10 s in a release build, 35 s in a debug build); the alias file takes ten
+    /// times as long per level (7 levels, 465 bytes: 10 s; 9 levels: about 1,000 s).
+    static let slowKeyCases: [(name: String, text: String, code: String, line: Int, column: Int)] = {
+        var out: [(String, String, String, Int, Int)] = []
+        for name in ["fuzz-mapping-keys-slow", "fuzz-mapping-keys-timeout", "fuzz-explicit-keys-deep"] {
+            let url = Fixtures.root.appendingPathComponent("Tests/Fixtures/hostile/\(name).yaml")
+            let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+            out.append((name, text, "wrong-type", 1, name == "fuzz-explicit-keys-deep" ? 28 : 7))
+        }
+        var aliases = "x0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        // Six levels (10^7 values when expanded): a regression costs seconds here, not hours.
+        for i in 1...6 { aliases += "x\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        out.append(("aliased key", aliases + "? *a6\n: boom\n", "yaml-anchor", 1, 5))
+        out.append(("list key", "version: 1\nname: x\n? [a, b]\n: c\n", "wrong-type", 3, 3))
+        out.append(("mapping key", "version: 1\nname: x\n{a: b}: c\n", "wrong-type", 3, 1))
+        return out
+    }()
+
+    @Test("keys that are lists or mappings, and aliases, are refused before a tree is built", arguments: slowKeyCases.indices)
+    func slowKeys(_ index: Int) {
+        let c = Self.slowKeyCases[index]
+        #expect(!c.text.isEmpty, "\(c.name): fixture missing")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = YAMLSyntax.parse(c.text, file: "keys.yaml")
+        let took = clock.now - started
+        guard case let .failure(e) = result else { Issue.record("\(c.name) was read"); return }
+        #expect(e.diagnostics.map(\.code.rawValue) == [c.code], "\(c.name): \(e.diagnostics)")
+        #expect(e.diagnostics.first?.location == SourceLocation(file: "keys.yaml", line: c.line, column: c.column), "\(c.name)")
+        #expect(e.diagnostics.first?.help != nil, "\(c.name): no hint")
+        // Generous: the scan takes milliseconds; without it the slowest took 35 s in a debug build.
+        #expect(took < .seconds(2), "\(c.name): \(took)")
     }
 
     @Test("a 100 MB file is refused before it is read")

@@ -28,9 +28,10 @@ struct PublicAPITests {
         if !FileManager.default.fileExists(atPath: modules.path) {
             modules = Fixtures.root.appendingPathComponent(".build/debug/Modules")
         }
-        // The C module Yams wraps, for the YAML front end's module to load.
+        // The C modules of the YAML front end (Yams' and its own event scan), for its module to load.
         let scratch = modules.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let cyaml = scratch.appendingPathComponent("checkouts/Yams/Sources/CYaml/include").path
+        let events = Fixtures.root.appendingPathComponent("Sources/CYAMLEvents/include").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("symbols-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: out) }
@@ -38,7 +39,7 @@ struct PublicAPITests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "swift", "symbolgraph-extract", "-module-name", module, "-target", Self.triple, "-I", modules.path,
-            "-I", cyaml, "-output-dir", out.path, "-minimum-access-level", "public", "-skip-synthesized-members",
+            "-I", cyaml, "-I", events, "-output-dir", out.path, "-minimum-access-level", "public", "-skip-synthesized-members",
         ]
         try process.run()
         process.waitUntilExit()
