@@ -116,7 +116,11 @@ public struct CheckReport: Sendable {
         }
         let named = Set(results.flatMap(\.scenario.covers))
         if named.contains(where: Behaviours.isCatalogue) {
-            out += "behaviours covered: \(covered.joined(separator: " "))\n"
+            let server = Behaviours.shownByServerTests.filter { !covered.contains($0) }
+            let note =
+                server.isEmpty
+                ? "" : " (\(server.joined(separator: " ")): the server's, shown by its tests, not by scenarios)"
+            out += "behaviours covered: \(covered.joined(separator: " "))\(note)\n"
         }
         if named.contains(where: { !Behaviours.isCatalogue($0) }) {
             out += "requirements covered: \(requirementsCovered.joined(separator: " "))\n"

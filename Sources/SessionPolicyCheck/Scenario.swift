@@ -136,6 +136,11 @@ public enum Behaviours {
         "X1", "X2", "X3", "X4",
     ]
 
+    /// The ids the server's tests show instead of scenarios (their entries say `Shown by: tests
+    /// in ...`): a scenario drives the engine alone, and these belong to the server's device-session
+    /// routes. `check` names them on its `behaviours covered` line, so their absence is explained.
+    public static let shownByServerTests: [String] = ["A2", "A3"]
+
     /// Whether `id` is a catalogue id.
     public static func isCatalogue(_ id: String) -> Bool { all.contains(id) }
 

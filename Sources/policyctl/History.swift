@@ -96,6 +96,25 @@ struct History: ParsableCommand {
             machines[name] = (loaded.compiled.portable.digest, loaded.compiled)
         }
         for r in records { print(Self.line(r, machines[r.policy])) }
+        if let note = Self.unexplained(records.map(\.policy), known: Set(machines.keys), directory: policies) {
+            FileHandle.standardError.write(Data("note: \(note)\n".utf8))
+        }
+    }
+
+    /// Why some decisions were printed without the policy's words and lines, said once: their
+    /// policy is not among the files of `--policies`. Nil when every policy was found.
+    static func unexplained(_ policies: [String], known: Set<String>, directory: String) -> String? {
+        let missing = Set(policies).subtracting(known).sorted()
+        guard !missing.isEmpty else { return nil }
+        let names = missing.map { "`\($0)`" }.joined(separator: ", ")
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+        let found =
+            exists
+            ? "no policy file in `\(directory)` names \(missing.count == 1 ? "it" : "them")"
+            : "`\(directory)` does not exist"
+        return "decisions of \(names) are shown without the policy's words and file lines: \(found);"
+            + " give the directory of the policy files with `--policies DIR`"
     }
 
     /// "Tue 2026-03-03 09:14:05 UTC  kobil-offline-token  phone-1  launch offline -> idp_login: ..."

@@ -67,7 +67,9 @@ struct Verify: ParsableCommand {
                 for p in r.properties {
                     guard let c = p.counterexample, c.concrete, !c.steps.isEmpty else { continue }
                     let path = (dir as NSString).appendingPathComponent("\(r.policy)-\(p.id).yaml")
-                    let policyPath = URL(fileURLWithPath: file).standardizedFileURL.path
+                    // Relative to the directory, as covering scenarios and `diff --scenarios` write
+                    // it: the files can be committed and run from another checkout.
+                    let policyPath = Self.relativePath(of: file, from: dir)
                     try Self.scenario(c, property: p, policy: policyPath).write(toFile: path, atomically: true, encoding: .utf8)
                 }
             }

@@ -19,6 +19,11 @@ struct VerifyCLITests {
         #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("step 2 (launch"), "\(check.stdout)")
         #expect(check.stdout.contains("decision: expected `wipe`, got `allow`"), "\(check.stdout)")
+        // The file names its policy relative to itself, so it can be committed and run elsewhere.
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let policyLine = text.split(separator: "\n").first { $0.hasPrefix("policy: ") }.map(String.init) ?? ""
+        #expect(!policyLine.contains("policy: /"), "\(policyLine)")
+        #expect(policyLine.hasSuffix("policies/spendiq.yaml"), "\(policyLine)")
     }
 
     @Test("a mistake in a property file is located, and exits 2 before anything is explored")

@@ -70,6 +70,8 @@ struct BehaviourCatalogueTests {
         #expect(ids.count >= 25, "docs/behaviours.md has \(ids.count) `### ID` headings")
         #expect(Set(ids).count == ids.count, "an id is listed twice: \(ids)")
         #expect(ids == Behaviours.all)
+        // The ids `check` names as the server's are those the document says tests show.
+        #expect(Self.catalogue.filter { $0.shownBy != "scenarios" }.map(\.id) == Behaviours.shownByServerTests)
     }
 
     @Test("every id has its sentence, its source and what shows it", arguments: catalogue)

@@ -55,6 +55,18 @@ struct HistoryCLITests {
             ), "\(expired)")
         #expect(expired.contains("(policy line 17)"), "\(expired)")
         #expect(lines.contains { $0.contains("tablet") && $0.contains("earlier version of the policy") }, "\(r.stdout)")
+        // Without the policy files, the lines lack the policy's words, and a note says why, once.
+        let bare = try CLI.run(
+            ["history", "--storage", "sqlite:\(path)", "alice", "--policies", dir.path], executable: Self.policyctl,
+            environment: environment)
+        #expect(bare.status == 0, "\(bare.stderr)")
+        #expect(!bare.stdout.contains("you have been offline too long"), "\(bare.stdout)")
+        #expect(bare.stderr.components(separatedBy: "note: ").count == 2, "\(bare.stderr)")
+        #expect(
+            bare.stderr.contains(
+                "note: decisions of `spendiq` are shown without the policy's words and file lines: no policy file in `\(dir.path)` names it"
+            ), "\(bare.stderr)")
+        #expect(!r.stderr.contains("note:"), "\(r.stderr)")
         // One device; JSON lines.
         let json = try CLI.run(
             ["history", "--storage", "sqlite:\(path)", "alice", "phone-1", "--format", "json"], executable: Self.policyctl,

@@ -158,7 +158,7 @@ struct Compiler {
         }
         a.notices.formUnion(o.notices)
         a.noticeDelay = o.noticeDelay
-        a.message = o.message ?? o.reason.message
+        a.message = o.message ?? o.reason.message(for: a.decision)
         return a
     }
 

@@ -132,7 +132,7 @@ package struct Action: Sendable, Hashable {
     ) {
         self.decision = decision
         self.reason = reason
-        self.message = message ?? reason.message
+        self.message = message ?? reason.message(for: decision)
         self.target = target
         self.effects = effects
         self.notices = notices

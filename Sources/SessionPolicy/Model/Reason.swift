@@ -73,7 +73,7 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.sessionIdleExceeded, "your session expired after a period of inactivity: sign in again"),
         (.offlineWindowExceeded, "you have been offline too long: sign in again with a network connection"),
         (.authModeRequiresIdP, "your sign-in method (password or PIN) needs your identity provider"),
-        (.authModeNotAllowedOffline, "your sign-in method is not allowed for offline login: sign in again"),
+        (.authModeNotAllowedOffline, "your sign-in method cannot resume a session without your identity provider: sign in again"),
         (.keyProtectionInsufficient, "this device cannot protect the sign-in key in hardware: sign in with your identity provider"),
         (.biometricFailed, "biometric verification failed: try again"),
         (.biometricRetriesExhausted, "biometric verification failed too often: sign in with your identity provider"),
@@ -103,8 +103,39 @@ public struct Reason: RawRepresentable, Hashable, Sendable, Codable, CustomStrin
         (.sessionExists, "this app already has a session"),
     ]
 
+    /// The messages of reasons whose decision a lever chooses, for the decisions that would make
+    /// the `builtIn` text untrue ("local data is removed" where nothing is removed, "sign in"
+    /// where nothing is asked): (reason, decision, message); a nil decision is an outcome with no
+    /// decision. Every other (reason, decision) takes the `builtIn` text.
+    public static let byDecision: [(Reason, Decision?, String)] = [
+        (.idpLoginRetriesExhausted, .idpLogin, "too many failed sign-ins: try again with your identity provider"),
+        (.accountDeactivated, .idpLogin, "your account was deactivated: sign in with your identity provider"),
+        (.tokensRevoked, .idpLogin, "your access was revoked: sign in with your identity provider"),
+        (.logout, .idpLogin, "you signed out: sign in with your identity provider to continue"),
+        (.refreshTokenInvalid, .idpLogin, "your session is no longer valid: sign in with your identity provider"),
+        (
+            .biometricEnrollmentChanged, .wipe,
+            "biometric settings changed on this device: you are signed out and local data is removed"
+        ),
+        (
+            .biometricEnrollmentChanged, nil,
+            "biometric settings changed on this device: biometric sign-in is locked until you sign in with your identity provider"
+        ),
+        (.offlineLoginFailed, .wipe, "offline login failed: local data is removed, sign in with your identity provider"),
+        (
+            .biometricRetriesExhausted, .wipe,
+            "biometric verification failed too often: local data is removed, sign in with your identity provider"
+        ),
+    ]
+
     /// The human message of a built-in reason.
     public var message: String {
         Self.builtIn.first { $0.0 == self }?.1 ?? rawValue.replacingOccurrences(of: "_", with: " ")
+    }
+
+    /// The human message of a built-in reason given with `decision` (nil: no decision): the
+    /// `byDecision` text where there is one, else `message`.
+    public func message(for decision: Decision?) -> String {
+        Self.byDecision.first { $0.0 == self && $0.1 == decision }?.2 ?? message
     }
 }

@@ -43,7 +43,7 @@ let referenceMessages: [String: String] = [
     "session_idle_exceeded": "your session expired after a period of inactivity: sign in again",
     "offline_window_exceeded": "you have been offline too long: sign in again with a network connection",
     "auth_mode_requires_idp": "your sign-in method (password or PIN) needs your identity provider",
-    "auth_mode_not_allowed_offline": "your sign-in method is not allowed for offline login: sign in again",
+    "auth_mode_not_allowed_offline": "your sign-in method cannot resume a session without your identity provider: sign in again",
     "key_protection_insufficient": "this device cannot protect the sign-in key in hardware: sign in with your identity provider",
     "biometric_failed": "biometric verification failed: try again",
     "biometric_retries_exhausted": "biometric verification failed too often: sign in with your identity provider",
@@ -70,6 +70,22 @@ let referenceMessages: [String: String] = [
     "cross_app_not_allowed": "this app cannot use the sign-in of another app on this device: sign in",
     "cross_app_session": "signed in with the session of another app on this device",
     "session_exists": "this app already has a session",
+]
+
+/// The messages that follow the decision, as docs/reasons.md "Messages by decision" lists them:
+/// `"reason decision"` (`none` for no decision) -> message.
+let referenceMessagesByDecision: [String: String] = [
+    "idp_login_retries_exhausted idp_login": "too many failed sign-ins: try again with your identity provider",
+    "account_deactivated idp_login": "your account was deactivated: sign in with your identity provider",
+    "tokens_revoked idp_login": "your access was revoked: sign in with your identity provider",
+    "logout idp_login": "you signed out: sign in with your identity provider to continue",
+    "refresh_token_invalid idp_login": "your session is no longer valid: sign in with your identity provider",
+    "biometric_enrollment_changed wipe": "biometric settings changed on this device: you are signed out and local data is removed",
+    "biometric_enrollment_changed none":
+        "biometric settings changed on this device: biometric sign-in is locked until you sign in with your identity provider",
+    "offline_login_failed wipe": "offline login failed: local data is removed, sign in with your identity provider",
+    "biometric_retries_exhausted wipe":
+        "biometric verification failed too often: local data is removed, sign in with your identity provider",
 ]
 
 /// Three-valued truth of a rule condition (docs/machine-format.md "Conditions").
@@ -130,7 +146,8 @@ struct ReferenceModel {
         // recorded before the event (none when it recorded none), except for `register`".
         let mode: AuthMode? = d.decision == .idpLogin && d.usesPreviousMode ? s.authMode : nil
         let scope: Scope? = d.namesScope ? scopeFor(mode: d.next.authMode, keystore: e.device.keystore) : nil
-        let message = d.message ?? (d.builtIn ? referenceMessages[d.reason.rawValue] : nil)
+        let byDecision = referenceMessagesByDecision["\(d.reason.rawValue) \(d.decision?.rawValue ?? "none")"]
+        let message = d.message ?? (d.builtIn ? byDecision ?? referenceMessages[d.reason.rawValue] : nil)
         return ModelOutcome(
             decision: d.decision, reason: d.reason, message: message, notices: notices, scope: scope,
             authMode: mode, noticeDelay: d.noticeDelay, state: d.next, transition: nil, unspecified: d.unspecified)
@@ -586,9 +603,8 @@ struct Decide {
         }
         var n = moved
         n.failures.biometric = Self.plusOne(count)
-        // AMBIGUITY: whether the re-prompt names a scope: the README says only "the OAuth scope
-        // of an offline login" (it is no login attempt). Not compared.
-        return Decided(decision: .requireBiometric, reason: .biometricFailed, next: n, unspecified: ["scope"])
+        // README "What an outcome carries": the re-prompt names the scope.
+        return Decided(decision: .requireBiometric, reason: .biometricFailed, namesScope: true, next: n)
     }
 
     func offlineLoginFailed() -> Decided {
@@ -765,8 +781,7 @@ struct Decide {
         case .idpLogin?: n.state = .awaitingIdP
         case .requireBiometric?:
             n.state = .awaitingBiometric
-            // AMBIGUITY: a rule's `require_biometric` of a login attempt names the scope, as
-            // step 13's does (README: "the OAuth scope of an offline login").
+            // README "What an outcome carries": a rule's `require_biometric` names the scope.
             namesScope = true
         case .allow?, nil:
             markReadOnly(&n)  // not allowed on a login attempt by the validator
@@ -813,12 +828,10 @@ struct Decide {
                 if s.state != .signedOut { n.state = .awaitingIdP }
                 return ruleDecided(i, next: n)
             case nil:
-                // AMBIGUITY: the login is accepted read-only with the rule's reason, message,
-                // notices and delay; its decision is not fixed: "`state: read_only` accepts it
-                // read-only" (an accepted login is `allow`) against "a rule's `state: read_only`,
-                // which makes no decision". Not compared.
+                // README "What an outcome carries": accepted read-only, decision `allow`, with the
+                // rule's reason, message, notices and delay.
                 var d = ruleDecided(i, next: establish(from: base, mode: e.authMode, readOnly: true))
-                d.unspecified = ["decision"]
+                d.decision = .allow
                 return d
             }
         }
@@ -875,16 +888,15 @@ struct Decide {
         // AMBIGUITY: the README gives the adopted session mode `biometric` (`require_biometric`)
         // or `none` (`allow`); machine-format's `establish` would take the event's `auth_mode`
         // when it reports one. The model follows the README.
-        // AMBIGUITY: whether an adoption names a scope (the README: "the OAuth scope of an
-        // offline login"; an adoption is vouched for by the server). Not compared.
+        // README "What an outcome carries": an adoption names the scope of the mode it records.
         let fresh = SessionState()
         if c.adopt == .allow {
             return Decided(
                 decision: .allow, reason: .crossAppSession,
-                next: establish(from: fresh, mode: .unprotected, readOnly: false, state: .active), unspecified: ["scope"])
+                namesScope: true, next: establish(from: fresh, mode: .unprotected, readOnly: false, state: .active))
         }
         return Decided(
             decision: .requireBiometric, reason: .crossAppSession,
-            next: establish(from: fresh, mode: .biometric, readOnly: false, state: .awaitingBiometric), unspecified: ["scope"])
+            namesScope: true, next: establish(from: fresh, mode: .biometric, readOnly: false, state: .awaitingBiometric))
     }
 }
