@@ -107,6 +107,33 @@ struct DiffCLITests {
         #expect(same.stdout.contains("  offline: 0 decided otherwise, 3 alike"), "\(same.stdout)")
     }
 
+    @Test("--storage with rules that read attributes: each value the rules compare with is reported, and named on its change")
+    func storageImpactWithAttributes() throws {
+        let stored = Fixtures.path("Tests/Fixtures/diff/stored-tiered.jsonl")
+        let dir = try Self.exporter("cat '\(stored)'")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Stored 4 days after the last online validation: the 3-day window is past, the 5-day one is not.
+        let r = try CLI.run(
+            [
+                "diff", "\(Self.dir)/tiered.yaml", "\(Self.dir)/tiered-5d.yaml", "--storage", "sqlite:sessions.sqlite", "--at",
+                "2026-03-07T10:00:00Z",
+            ], environment: Self.path(dir))
+        #expect(r.status == 1, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("impact on the 1 session of `tiered`") }, "\(r.stdout)")
+        #expect(lines[start].hasSuffix("passes its integrity check, reporting each combination of `account_tier` basic|premium):"))
+        #expect(
+            Array(lines[(start + 1)...])
+                == [
+                    "  online: 1 decided otherwise, 0 alike",
+                    "    1  idp_login (offline_window_exceeded) becomes require_biometric (basic_tier_prompt) with `account_tier` basic, for example user `alice` on `d1`",
+                    "    1  idp_login (offline_window_exceeded) becomes allow (within_limits) with `account_tier` premium, for example user `alice` on `d1`",
+                    "  offline: 1 decided otherwise, 0 alike",
+                    "    1  idp_login (offline_window_exceeded) becomes require_biometric (basic_tier_prompt) with `account_tier` basic, for example user `alice` on `d1`",
+                    "    1  idp_login (offline_window_exceeded) becomes allow (within_limits) with `account_tier` premium, for example user `alice` on `d1`",
+                ], "\(r.stdout)")
+    }
+
     @Test("--storage: an exporter that fails, or none at all, is exit 2 with what to do; --at needs --storage")
     func storageErrors() throws {
         let failing = try Self.exporter("echo 'error: cannot open the storage `sqlite:x.sqlite`' >&2\nexit 2")
