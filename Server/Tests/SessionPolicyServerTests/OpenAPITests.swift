@@ -124,6 +124,9 @@ struct OpenAPITests {
             _ = try await call(.get, decisions, "/v1/users/\(user)/decisions?policy=spendiq&limit=5", token: try await Tokens.service())
             _ = try await call(.get, decisions, "/v1/users/\(user)/decisions", token: token)
             _ = try await call(.get, decisions, "/v1/users/\(user)/decisions")
+            let revokeUser = "/v1/users/{user}/revoke"
+            _ = try await call(.post, revokeUser, "/v1/users/\(unique("gone"))/revoke", token: try await Tokens.service())
+            _ = try await call(.post, revokeUser, "/v1/users/\(user)/revoke", token: token)
             _ = try await call(.get, session, sessionPath, token: token)
             _ = try await call(.delete, session, sessionPath, token: token)
             _ = try await call(.delete, session, sessionPath, token: token)

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import SessionPolicy
 import SessionPolicyTestSupport
+import SessionPolicyYAML
 import Testing
 
 /// Deployments that cannot take a policy away by accident: the built `policyctl-serve` on a
@@ -18,6 +20,9 @@ struct PolicyDeploymentTests {
         let served = try ServedDirectory(["spendiq.yaml": Self.spendiq, "kobil-signed-jwt.yaml": Self.kobil])
         try await served.start()
         let before = try await served.policy("spendiq")
+        // One digest: the machine document's, as the decision log and the runtimes name it.
+        let machine = try PolicyFile.compile(text: Fixtures.text("policies/spendiq.yaml"), file: "spendiq.yaml").get()
+        #expect(before?["digest"] as? String == machine.portable.digest)
         // `a-copy.yaml` sorts before `spendiq.yaml`: the order of the files must not decide.
         let copy = Self.spendiq.replacingOccurrences(of: "7d", with: "6d")
         try served.write("a-copy.yaml", copy)

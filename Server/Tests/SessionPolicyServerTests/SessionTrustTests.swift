@@ -169,6 +169,36 @@ struct SessionTrustTests {
         }
     }
 
+    @Test("the back end signs a user out of every policy and device; one policy's route leaves the others", arguments: TestStorage.available)
+    func revokeEverywhere(_ storage: TestStorage) async throws {
+        try await TestServer.run(storage) { http in
+            let user = unique("apps"), token = try await Tokens.hs256(user)
+            let service = try await Tokens.service()
+            let kobil = "/v1/policies/kobil-offline-token/sessions/\(user)"
+            let spendiq = "/v1/policies/spendiq/sessions/\(user)"
+            for base in [kobil, spendiq] {
+                let login = try await http.post("\(base)/phone/events", Self.event(Self.sample(.idpLoginSucceeded)), token: service)
+                #expect(login.decision == "allow", "\(login.text)")
+            }
+            // One policy's "sign out everywhere" leaves the user's session under another policy.
+            #expect(try await http.send(.post, kobil + "/revoke", token: token).status == 200)
+            let other = try await http.get(spendiq + "/phone", token: service)
+            #expect((other.json?["state"] as? [String: Any])?["state"] as? String == "active", "\(other.text)")
+            // Every policy's: the back end's door only.
+            #expect(try await http.send(.post, "/v1/users/\(user)/revoke", token: token).status == 403)
+            let revoked = try await http.send(.post, "/v1/users/\(user)/revoke", token: service)
+            #expect(revoked.status == 200, "\(revoked.text)")
+            let items = try #require(revoked.json?["sessions"] as? [[String: Any]])
+            #expect(items.map { "\($0["policy"] ?? "") \($0["device"] ?? "")" } == ["kobil-offline-token phone", "spendiq phone"])
+            #expect(items.allSatisfy { ($0["outcome"] as? [String: Any])?["reason"] as? String == "tokens_revoked" })
+            #expect(revoked.json?["not_served"] as? [Any] != nil)
+            let after = try await http.get(spendiq + "/phone", token: service)
+            #expect((after.json?["state"] as? [String: Any])?["state"] as? String == "signed_out", "\(after.text)")
+            let nobody = try await http.send(.post, "/v1/users/\(unique("nobody"))/revoke", token: service)
+            #expect(nobody.status == 200 && (nobody.json?["sessions"] as? [Any])?.isEmpty == true, "\(nobody.text)")
+        }
+    }
+
     @Test("the README's threat model lists every event kind with the server's trust")
     func threatModelTable() throws {
         let readme = Fixtures.text("README.md")

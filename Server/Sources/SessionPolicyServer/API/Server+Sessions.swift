@@ -80,7 +80,7 @@ extension Server {
     /// Writes the decision to the decision stream (`--decision-log`), when there is one.
     func streamDecision(_ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied) {
         guard let decisionStream else { return }
-        let digest = policies.entry(named: key.policy)?.machineDigest ?? "unknown"
+        let digest = policies.entry(named: key.policy)?.digest ?? "unknown"
         decisionStream.write(
             DecisionRecord(
                 key: key, digest: digest, revision: applied.revision, event: event, serverTime: received, outcome: applied.outcome),
@@ -157,20 +157,81 @@ extension Server {
         let now = clock()
         var ended: [RevocationReport.Item] = []
         for (device, _) in sessions {
-            let key = SessionKey(policy: policy.name, user: user, device: device)
-            let event = Event(.tokensRevoked, at: now, user: user, device: .init(id: device))
-            let applied = try await stored("update_session") {
-                try await SessionService(store: store, clock: { now }).apply(
-                    event, to: key, policy: policy, digest: decisionLogDigest(policy.name))
-            }
-            metrics.decided(policy: policy.name, applied.outcome)
-            streamDecision(key, event, received: now, applied)
+            let applied = try await revoke(SessionKey(policy: policy.name, user: user, device: device), policy, at: now)
             ended.append(
                 .init(
                     device: device, outcome: applied.outcome, revision: applied.revision,
                     deviceSessionsEnded: applied.deviceSessionsEnded))
         }
         return RevocationReport(policy: policy.name, user: user, sessions: ended)
+    }
+
+    /// `POST /v1/users/{user}/revoke`: signs the user out of every app and device, the back end's
+    /// "sign out everywhere" (a service token only). `tokens_revoked`, dated by the server's
+    /// clock, is applied to every stored session of the user under every policy that serves; a
+    /// session stored under a policy that no longer serves cannot be decided, and is listed apart.
+    func revokeUser(_ request: Request, _ context: ServerRequestContext) async throws -> UserRevocationReport {
+        let user = context.parameters.get("user") ?? ""
+        guard StoredName.isStorable(user) else { throw APIError.badRequest([.error(.invalidValue, StoredName.message("user"), at: nil)]) }
+        guard case .service = try await caller(request) else {
+            throw APIError(
+                .forbidden, .forbidden, "signing a user out of every policy is for the back end's service token",
+                help: "a user signs out of one policy's sessions at `/v1/policies/{policy}/sessions/{user}/revoke`")
+        }
+        let sessions = try await stored("list_sessions") { try await store.sessions(user: user) }
+        let now = clock()
+        var report = UserRevocationReport(user: user, sessions: [], notServed: [])
+        for (key, _) in sessions {
+            guard let policy = policies.policy(named: key.policy) else {
+                report.notServed.append(.init(policy: key.policy, device: key.device))
+                continue
+            }
+            let applied = try await revoke(key, policy, at: now)
+            report.sessions.append(
+                .init(
+                    policy: key.policy, device: key.device, outcome: applied.outcome, revision: applied.revision,
+                    deviceSessionsEnded: applied.deviceSessionsEnded))
+        }
+        return report
+    }
+
+    /// Applies `tokens_revoked` at `now` to the stored session `key`: stored, counted, streamed.
+    private func revoke(_ key: SessionKey, _ policy: CompiledPolicy, at now: Timestamp) async throws -> SessionService.Applied {
+        let event = Event(.tokensRevoked, at: now, user: key.user, device: .init(id: key.device))
+        let applied = try await stored("update_session") {
+            try await SessionService(store: store, clock: { now }).apply(
+                event, to: key, policy: policy, digest: decisionLogDigest(policy.name))
+        }
+        metrics.decided(policy: policy.name, applied.outcome)
+        streamDecision(key, event, received: now, applied)
+        return applied
+    }
+}
+
+/// What signing a user out of every policy did.
+struct UserRevocationReport: ResponseEncodable {
+    struct Item: Encodable {
+        var policy: String
+        var device: String
+        var outcome: Outcome
+        var revision: Int64
+        var deviceSessionsEnded: Int
+        enum CodingKeys: String, CodingKey {
+            case policy, device, outcome, revision
+            case deviceSessionsEnded = "device_sessions_ended"
+        }
+    }
+    /// A stored session of a policy that does not serve: left as it is.
+    struct Unserved: Encodable {
+        var policy: String
+        var device: String
+    }
+    var user: String
+    var sessions: [Item]
+    var notServed: [Unserved]
+    enum CodingKeys: String, CodingKey {
+        case user, sessions
+        case notServed = "not_served"
     }
 }
 

@@ -38,6 +38,7 @@ struct Server: Sendable {
         Route(.delete, "/v1/policies/{policy}/sessions/{user}/{device}") { $0.deleteSession },
         Route(.get, "/v1/policies/{policy}/sessions/{user}/{device}/history") { $0.sessionHistory },
         Route(.get, "/v1/users/{user}/decisions") { $0.userDecisions },
+        Route(.post, "/v1/users/{user}/revoke") { $0.revokeUser },
         Route(.post, "/v1/device-sessions") { $0.createDeviceSession },
         Route(.post, "/v1/device-sessions/detect") { $0.detectDeviceSession },
         Route(.post, "/v1/device-sessions/exchange") { $0.exchangeTicket },
@@ -70,7 +71,7 @@ struct Server: Sendable {
     /// The digest to record a decision of `policy` with, or nil when the decision log is off.
     func decisionLogDigest(_ policy: String) -> String? {
         guard configuration.decisionLogRetention.seconds > 0 else { return nil }
-        return policies.entry(named: policy)?.machineDigest
+        return policies.entry(named: policy)?.digest
     }
 
     /// The policy named in the path, or a 404 naming the ones that serve.

@@ -19,19 +19,22 @@ public final class PolicyRegistry: Sendable {
         public var policy: CompiledPolicy
         /// The file it came from.
         public var file: String
-        /// A digest of the file's text (changes when the file does).
+        /// The digest of its machine document (`sha256:...`): the policy's one name for a
+        /// version, which `/v1/policies`, the reload log, the decision log, `policyctl inspect`
+        /// and the runtimes all give.
         public var digest: String
         /// When this version was loaded (server clock).
         public var loadedAt: Date
-        /// The digest of its machine document (`sha256:...`), which the decision log records.
-        public var machineDigest: String
+        /// A digest of the file's text, which tells two loads of one file apart (a comment
+        /// changes it, not the machine): never shown, the `digest` is.
+        var fileDigest: String
 
-        init(policy: CompiledPolicy, file: String, digest: String, loadedAt: Date) {
+        init(policy: CompiledPolicy, file: String, fileDigest: String, loadedAt: Date) {
             self.policy = policy
             self.file = file
-            self.digest = digest
+            self.fileDigest = fileDigest
             self.loadedAt = loadedAt
-            self.machineDigest = policy.portable.digest
+            self.digest = policy.portable.digest
         }
     }
 
@@ -118,7 +121,8 @@ extension PolicyRegistry {
     /// A policy file that compiles.
     struct Compiled {
         var policy: CompiledPolicy
-        var digest: String
+        /// The digest of the file's text (`Entry.fileDigest`).
+        var fileDigest: String
         /// The line of its `name:` key (1 when it cannot be told).
         var nameLine: Int
     }
@@ -144,7 +148,7 @@ extension PolicyRegistry {
             for file in files {
                 results[file] = PolicyFile.load(file).map {
                     Compiled(
-                        policy: $0.compiled, digest: PolicyRegistry.digest($0.text), nameLine: PolicyRegistry.nameLine(in: $0.text))
+                        policy: $0.compiled, fileDigest: PolicyRegistry.fileDigest($0.text), nameLine: PolicyRegistry.nameLine(in: $0.text))
                 }
             }
         }
@@ -174,7 +178,7 @@ extension PolicyRegistry {
     }
 
     /// FNV-1a over the text: enough to tell versions of one file apart.
-    static func digest(_ text: String) -> String {
+    static func fileDigest(_ text: String) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in text.utf8 {
             h ^= UInt64(b)
@@ -273,8 +277,8 @@ extension PolicyRegistry {
             if let owner {
                 let c = compiled[owner]!
                 next.policies[name] =
-                    incumbent.map { $0.file == owner && $0.digest == c.digest } == true
-                    ? incumbent! : Entry(policy: c.policy, file: owner, digest: c.digest, loadedAt: now)
+                    incumbent.map { $0.file == owner && $0.fileDigest == c.fileDigest } == true
+                    ? incumbent! : Entry(policy: c.policy, file: owner, fileDigest: c.fileDigest, loadedAt: now)
             } else {
                 next.policies[name] = incumbent
             }
@@ -364,7 +368,7 @@ extension PolicyRegistry {
                         metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
             case (_?, nil):
                 changed += 1  // logged above: removed on purpose
-            case let (before?, after?) where before.file != after.file || before.digest != after.digest:
+            case let (before?, after?) where before.file != after.file || before.fileDigest != after.fileDigest:
                 changed += 1
                 var metadata: Logger.Metadata = [
                     "policy": "\(name)", "file": "\(after.file)", "old_digest": "\(before.digest)", "new_digest": "\(after.digest)",

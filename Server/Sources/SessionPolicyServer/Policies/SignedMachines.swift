@@ -46,7 +46,7 @@ final class SignedMachines: Sendable {
         let name = entry.policy.name
         return try signed.withLockedValue { cache in
             let held = cache[name]
-            if let held, held.fileDigest == entry.digest,
+            if let held, held.fileDigest == entry.fileDigest,
                 now.millisecondsSinceEpoch < held.issuedAt.millisecondsSinceEpoch + validity.seconds * 500
             {
                 return held
@@ -61,7 +61,7 @@ final class SignedMachines: Sendable {
             let envelope = try signer.sign(machine, serial: serial, issuedAt: now, expiresAt: now.adding(validity))
             let etag = "\"" + SHA256.hash(data: Data(envelope.utf8)).map { String(format: "%02x", $0) }.joined() + "\""
             let next = Signed(
-                fileDigest: entry.digest, machineDigest: machine.digest, serial: serial, issuedAt: now, envelope: envelope, etag: etag)
+                fileDigest: entry.fileDigest, machineDigest: machine.digest, serial: serial, issuedAt: now, envelope: envelope, etag: etag)
             cache[name] = next
             logger.info(
                 "signed machine",

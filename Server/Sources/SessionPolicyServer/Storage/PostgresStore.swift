@@ -348,6 +348,27 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    public func sessions(user: String) async throws -> [(key: SessionKey, session: StoredSession)] {
+        try await wrap {
+            let rows = try await self.client.query(
+                """
+                SELECT policy, device_id, state, revision, updated_at FROM sessions
+                WHERE user_id = \(user) AND state IS NOT NULL ORDER BY policy, device_id
+                """, logger: self.logger)
+            var out: [(key: SessionKey, session: StoredSession)] = []
+            for try await (policy, device, state, revision, updated) in rows.decode((String, String, String, Int64, Int64).self) {
+                out.append(
+                    (
+                        SessionKey(policy: policy, user: user, device: device),
+                        StoredSession(
+                            state: try StoredJSON.decode(SessionState.self, state), revision: revision,
+                            updatedAt: Timestamp(millisecondsSinceEpoch: updated))
+                    ))
+            }
+            return out
+        }
+    }
+
     public func sessionPage(
         policy: String, after: SessionKey?, limit: Int
     ) async throws -> [(

@@ -217,6 +217,27 @@ public final class SQLiteStore: SessionStore {
         }
     }
 
+    public func sessions(user: String) async throws -> [(key: SessionKey, session: StoredSession)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT policy, device_id, state, revision, updated_at FROM sessions
+                    WHERE user_id = ? AND state IS NOT NULL ORDER BY policy, device_id
+                    """,
+                arguments: [user]
+            ).map { row in
+                let text: String = row[2]
+                return (
+                    SessionKey(policy: row[0], user: user, device: row[1]),
+                    StoredSession(
+                        state: try StoredJSON.decode(SessionState.self, text), revision: row[3],
+                        updatedAt: Timestamp(millisecondsSinceEpoch: row[4]))
+                )
+            }
+        }
+    }
+
     public func sessionPage(
         policy: String, after: SessionKey?, limit: Int
     ) async throws -> [(

@@ -144,6 +144,10 @@ public protocol SessionStore: Sendable {
     /// The stored sessions of `user` under `policy` on every device, by device id.
     func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)]
 
+    /// The stored sessions of `user` under every policy and on every device, by policy, then
+    /// device id (the `sessions_by_user` index).
+    func sessions(user: String) async throws -> [(key: SessionKey, session: StoredSession)]
+
     /// Creates or replaces the device session of (pool, device, app).
     func putDeviceSession(_ session: DeviceSession) async throws
 
