@@ -1,3 +1,4 @@
+import Foundation
 import SessionPolicy
 import SessionPolicyTestSupport
 import Testing
