@@ -212,7 +212,7 @@ final class JsonSyntax {
             int kl = line, kc = column();
             count(kl, kc);
             String key = string();
-            if (!seen.add(Text.canonicalKey(key))) {
+            if (!seen.add(key)) {
                 throw error("duplicate-key", "key `" + key + "` appears twice in the same mapping",
                         "keep one of the two; a key may appear only once in an object", kl, kc);
             }
