@@ -177,6 +177,7 @@ struct ConformanceTests {
             }
             _ = try add("random state \(n)", state, event)
         }
+        lines += try unicodeVectors(name, compiled)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -196,8 +197,8 @@ struct ConformanceTests {
         let kind = pick(EventKind.allCases)
         var e = Event(
             kind, at: Timestamp(millisecondsSinceEpoch: clock), network: pick([.online, .offline, .online, nil]),
-            // Users written in two Unicode forms that are canonically equivalent (NFC and NFD):
-            // the same user to every runtime.
+            // A user written in two Unicode forms (NFC and NFD): two users to every runtime, which
+            // compare names scalar by scalar (docs/machine-format.md, "String equality").
             user: pick([state.user ?? "alice", state.user ?? "alice", "mallory", "zo\u{EB}", "zoe\u{308}", nil]),
             device: .init(
                 id: pick([state.device ?? "device-1", state.device ?? "device-1", "device-2", nil]),
