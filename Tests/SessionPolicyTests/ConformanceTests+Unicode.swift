@@ -60,30 +60,31 @@ extension ConformanceTests {
                 state: .suspended, user: user, device: device, authMode: .unprotected, lastIdPLogin: nine, lastOnline: nine,
                 lastActivity: nine, highestTime: nine)
         }
-        func launch(user: String, device: String, attributes: String? = nil) -> String {
-            let a = attributes.map { #","attributes":{\#($0)}"# } ?? ""
-            return #"{"type":"launch","time":"2026-03-01T10:00:00Z","network":"online","user":\#(user),"device":{"id":\#(device)}\#(a)}"#
+        // An event as every runtime writes it back (members and attribute keys in the order of
+        // their UTF-8 bytes, text as UTF-8), so the runtimes' write-back check holds; only a
+        // refused event is written otherwise (a key twice, once as `\u` escapes).
+        func launch(user: String, device: String, attributes: [(String, String)] = []) -> String {
+            let sorted = attributes.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
+            let a = sorted.isEmpty ? "" : #""attributes":{"# + sorted.map { "\(json($0.0)):\(json($0.1))" }.joined(separator: ",") + "},"
+            return
+                #"{\#(a)"device":{"id":\#(json(device))},"network":"online","time":"2026-03-01T10:00:00Z","type":"launch","user":\#(json(user))}"#
         }
-        let alice = json("alice")
-        let phone = json("phone-1")
+        func twice(_ key: String) -> String {
+            #"{"attributes":{\#(json(key)):"1",\#(json(key, escaped: true)):"2"},"device":{"id":"phone-1"},"#
+                + #""network":"online","time":"2026-03-01T10:00:00Z","type":"launch","user":"alice"}"#
+        }
         for (label, a, b) in unicodeForms {
             precondition(!a.unicodeScalars.elementsEqual(b.unicodeScalars), "one spelling twice: \(label)")
             for (x, y, order) in [(a, b, "first"), (b, a, "second")] {
                 let form = "\(label): the \(order) form"
-                try add("user \(form), the same", session(user: x, device: "phone-1"), launch(user: json(x), device: phone))
-                try add(
-                    "user \(form), the same, escaped", session(user: x, device: "phone-1"), launch(user: json(x, escaped: true), device: phone))
-                try add("user \(form), then the other", session(user: x, device: "phone-1"), launch(user: json(y), device: phone))
-                try add("device \(form), the same", session(user: "alice", device: x), launch(user: alice, device: json(x)))
-                try add(
-                    "device \(form), then the other", session(user: "alice", device: x),
-                    launch(user: alice, device: json(y, escaped: true)))
+                try add("user \(form), the same", session(user: x, device: "phone-1"), launch(user: x, device: "phone-1"))
+                try add("user \(form), then the other", session(user: x, device: "phone-1"), launch(user: y, device: "phone-1"))
+                try add("device \(form), the same", session(user: "alice", device: x), launch(user: "alice", device: x))
+                try add("device \(form), then the other", session(user: "alice", device: x), launch(user: "alice", device: y))
                 try add(
                     "attribute keys \(form) and the other", session(user: "alice", device: "phone-1"),
-                    launch(user: alice, device: phone, attributes: "\(json(x)):\"1\",\(json(y, escaped: true)):\"2\""))
-                try add(
-                    "attribute key \(form) twice", session(user: "alice", device: "phone-1"),
-                    launch(user: alice, device: phone, attributes: "\(json(x)):\"1\",\(json(x, escaped: true)):\"2\""))
+                    launch(user: "alice", device: "phone-1", attributes: [(x, "1"), (y, "2")]))
+                try add("attribute key \(form) twice, once escaped", session(user: "alice", device: "phone-1"), twice(x))
             }
         }
         guard name == "unicode-names" else { return lines }
@@ -97,18 +98,27 @@ extension ConformanceTests {
             ("n\u{101}me", "\u{212A}ate"), ("na\u{304}me", "Kate"),
         ]
         for (_, a, b) in unicodeForms { attributes += [("\u{D55C}\u{AD6D}", a), ("\u{D55C}\u{AD6D}", b)] }
-        for (key, value) in attributes {
-            for escaped in [false, true] {
+        // Every declared attribute at a value no rule matches (so that no rule's fact is missing),
+        // with the attribute under test in its place; a spelling of a declared name in another
+        // form stands in for it, so the declared one is missing and the other is undeclared.
+        let quiet = [("tier_\u{E9}", "gold"), ("\u{D55C}\u{AD6D}", "none"), ("n\u{101}me", "x")]
+        for (key, value) in attributes + [("n\u{101}me", "Kate"), ("tier_\u{E9}", "silver")] {
+            let event = quiet.filter { $0.0 != key } + [(key, value)]
+            try add(
+                "declared names: \(json(key, escaped: true)) is \(json(value, escaped: true))", healthy,
+                launch(user: "alice", device: "phone-1", attributes: event))
+            if quiet.contains(where: { $0.0 == key }) && !quiet.contains(where: { $0.0.unicodeScalars.elementsEqual(key.unicodeScalars) }) {
                 try add(
-                    "declared names: \(json(key, escaped: true)) is \(json(value, escaped: true))\(escaped ? ", escaped" : "")", healthy,
-                    launch(user: alice, device: phone, attributes: "\(json(key, escaped: escaped)):\(json(value, escaped: escaped))"))
+                    "declared names: \(json(key, escaped: true)) is \(json(value, escaped: true)), beside the declared spelling", healthy,
+                    launch(user: "alice", device: "phone-1", attributes: quiet + [(key, value)]))
             }
         }
-        // With the tier at a word, the rules that read the other names.
-        for (key, value) in [("n\u{101}me", "\u{212A}ate"), ("n\u{101}me", "Kate"), ("na\u{304}me", "Kate")] {
+        // With the tier at `zoë`, the rule that reads `nāme` (the Kelvin sign in its constant).
+        for (key, value) in [("n\u{101}me", "\u{212A}ate"), ("n\u{101}me", "Kate")] {
+            let event = [("tier_\u{E9}", "zo\u{EB}"), ("\u{D55C}\u{AD6D}", "none"), (key, value)]
             try add(
                 "declared names: the tier at `zoë` and \(json(key, escaped: true)) is \(json(value, escaped: true))", healthy,
-                launch(user: alice, device: phone, attributes: "\(json("tier_\u{E9}")):\(json("zo\u{EB}")),\(json(key)):\(json(value))"))
+                launch(user: "alice", device: "phone-1", attributes: event))
         }
         return lines
     }
