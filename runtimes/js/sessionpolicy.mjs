@@ -931,7 +931,7 @@ class JSONReader {
     }
   }
 
-  /** A key in double quotes, checked against the object's earlier keys (canonical equivalence). */
+  /** A key in double quotes, checked against the object's earlier keys (scalar by scalar). */
   key(frame) {
     if (this.i >= this.n || this.s.charCodeAt(this.i) !== 0x22) {
       if (this.i >= this.n) throw this.endsInside(frame);

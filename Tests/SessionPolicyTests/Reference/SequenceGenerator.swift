@@ -162,3 +162,9 @@ struct SequenceGenerator {
         }
     }
 }
+
+/// String equality as docs/machine-format.md defines it: the same Unicode scalars in the same
+/// order (no normalization), not Swift's `==` on `String` (canonical equivalence).
+func sameScalars(_ a: String, _ b: String) -> Bool {
+    a.unicodeScalars.elementsEqual(b.unicodeScalars)
+}

@@ -10,7 +10,7 @@ import java.util.Set;
  * Strict RFC 8259 JSON over UTF-8 bytes, refusing exactly what the Swift engine's
  * {@code JSONSyntax} refuses, with its codes: {@code input-too-large}, {@code
  * unsupported-encoding}, {@code invalid-json}, {@code invalid-utf8}, {@code duplicate-key}
- * (keys equal by canonical equivalence), {@code nesting-too-deep}, {@code too-many-nodes}.
+ * (keys with the same scalars; two spellings of one text are two keys), {@code nesting-too-deep}, {@code too-many-nodes}.
  * A byte-order mark at the start is skipped. The bounds on size, values and nesting are a
  * {@link Limits}: the machine document's and the other documents' ({@link Limits#FILES}), or an
  * envelope's header and payload's ({@link Limits#ENVELOPE}).
