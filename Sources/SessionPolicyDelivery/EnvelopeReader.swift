@@ -142,7 +142,7 @@ public enum EnvelopeReader {
                 payloadAt, help: fromSigner)
         }
         // 12. The policy.
-        if let policy, name != policy {
+        if let policy, !name.isExactly(policy) {
             return refuse(
                 .wrongPolicy, "the envelope holds the machine of policy `\(name)`, not `\(policy)`", payloadAt,
                 help: "fetch the machine from the address of policy `\(policy)`")
@@ -173,7 +173,7 @@ public enum EnvelopeReader {
                 "the envelope's machine document is refused: \(first.map { "\($0.code): \($0.message)" } ?? "no diagnostic")",
                 payloadAt, help: "the signer signed a machine this runtime cannot run; a newer machine format needs a newer runtime")
         }
-        if !machine.digest.utf8.elementsEqual(digest.utf8) || machine.name != name {
+        if !machine.digest.utf8.elementsEqual(digest.utf8) || !machine.name.isExactly(name) {
             return refuse(
                 .machineMismatch,
                 "the envelope names machine `\(digest)` of policy `\(name)` but holds `\(machine.digest)` of policy `\(machine.name)`",

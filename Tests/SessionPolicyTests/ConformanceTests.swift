@@ -177,6 +177,7 @@ struct ConformanceTests {
             }
             _ = try add("random state \(n)", state, event)
         }
+        lines += try unicodeVectors(name, compiled)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -196,8 +197,8 @@ struct ConformanceTests {
         let kind = pick(EventKind.allCases)
         var e = Event(
             kind, at: Timestamp(millisecondsSinceEpoch: clock), network: pick([.online, .offline, .online, nil]),
-            // Users written in two Unicode forms that are canonically equivalent (NFC and NFD):
-            // the same user to every runtime.
+            // A user written in two Unicode forms (NFC and NFD): two users to every runtime, which
+            // compare names scalar by scalar (docs/machine-format.md, "String equality").
             user: pick([state.user ?? "alice", state.user ?? "alice", "mallory", "zo\u{EB}", "zoe\u{308}", nil]),
             device: .init(
                 id: pick([state.device ?? "device-1", state.device ?? "device-1", "device-2", nil]),
@@ -420,6 +421,15 @@ struct ConformanceTests {
         #expect(committedVectors == vectors, "stale: RECORD_SNAPSHOTS=1 swift test --disable-xctest --filter ConformanceTests")
     }
 
+    /// The text of member `key` of a vector's line, up to member `next` (the members of a line
+    /// are `id`, `state`, `event`, then `want` or `refuse`).
+    static func member(_ line: Substring, _ key: String, before next: String) -> String? {
+        guard let start = line.range(of: ",\"\(key)\":"), let end = line.range(of: ",\"\(next)\":", options: .backwards),
+            start.upperBound <= end.lowerBound
+        else { return nil }
+        return String(line[start.upperBound..<end.lowerBound])
+    }
+
     @Test("Swift passes every committed vector through the machine document alone, byte for byte", arguments: shipped)
     func swiftRuntime(_ name: String) throws {
         let machine = try PolicyMachine(
@@ -428,8 +438,10 @@ struct ConformanceTests {
         var failed: [String] = []
         for line in try String(contentsOfFile: Self.path("vectors/\(name).jsonl"), encoding: .utf8).split(separator: "\n") {
             let v = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let stateData = try JSONSerialization.data(withJSONObject: v["state"]!)
-            let eventData = try JSONSerialization.data(withJSONObject: v["event"]!)
+            // The state and the event as written (a Foundation dictionary would merge keys that
+            // are two spellings of one text, or a key written twice).
+            let stateData = Data(try #require(Self.member(line, "state", before: "event")).utf8)
+            let eventData = Data(try #require(Self.member(line, "event", before: v["refuse"] == nil ? "want" : "refuse")).utf8)
             if let code = v["refuse"] as? String {
                 do {
                     _ = try SessionState(json: stateData, file: "state")

@@ -55,36 +55,18 @@ function refuse(code, message, at, help, path) {
 
 // MARK: - Text
 
-const canNormalize = (() => {
-  try {
-    return typeof ''.normalize === 'function' && 'e\u0301'.normalize('NFC') === '\u00e9';
-  } catch {
-    return false;
-  }
-})();
-
 /**
- * The NFC form of `s`: Swift compares strings by canonical equivalence, so `é` written as one
- * scalar or as `e` and a combining accent is the same user, the same key, the same word.
- * Text below U+0300 is its own NFC form (the fast path).
+ * Whether two strings are the same name or word: the same Unicode scalars (here the same UTF-16
+ * code units), as docs/machine-format.md ("String equality") says. No Unicode normalization, so
+ * no table of the engine's enters a decision: `Zo\u00eb` and `Zoe\u0308` are two users.
  */
-function nfc(s) {
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) >= 0x300) return canNormalize ? s.normalize('NFC') : s;
-  }
-  return s;
-}
-
-/** Whether two strings are equal as Swift strings (canonical equivalence). */
 function sameText(a, b) {
-  return a === b || nfc(a) === nfc(b);
+  return a === b;
 }
 
-/** Whether `list` holds a string equal to `s` as Swift strings. */
+/** Whether `list` holds `s` (compared as `sameText` compares). */
 function containsText(list, s) {
   for (let i = 0; i < list.length; i++) if (list[i] === s) return true;
-  const n = nfc(s);
-  for (let i = 0; i < list.length; i++) if (nfc(list[i]) === n) return true;
   return false;
 }
 
@@ -949,7 +931,7 @@ class JSONReader {
     }
   }
 
-  /** A key in double quotes, checked against the object's earlier keys (canonical equivalence). */
+  /** A key in double quotes, checked against the object's earlier keys (scalar by scalar). */
   key(frame) {
     if (this.i >= this.n || this.s.charCodeAt(this.i) !== 0x22) {
       if (this.i >= this.n) throw this.endsInside(frame);
@@ -959,11 +941,10 @@ class JSONReader {
     const at = this.location();
     this.count(at);
     const text = this.string();
-    const normal = nfc(text);
-    if (frame.keys.has(normal)) {
+    if (frame.keys.has(text)) {
       throw refuse('duplicate-key', `key \`${text}\` appears twice in the same mapping`, at, 'keep one of the two');
     }
-    frame.keys.add(normal);
+    frame.keys.add(text);
     return new SyntaxNode(SCALAR, text, false, null, at.line, at.column);
   }
 
@@ -2079,7 +2060,7 @@ class DocumentReader {
     let type;
     if (kind === 'words') {
       const words = this.array(this.object(a.type, 'type `words`', ['kind', 'words']).words, '`words`').map((x) => this.string(x, 'a word'));
-      type = { kind, words, nfc: words.map(nfc) };
+      type = { kind, words };
     } else if (['version', 'boolean', 'integer', 'duration', 'string'].includes(kind)) {
       this.object(a.type, `type \`${kind}\``, ['kind']);
       type = { kind };
@@ -2289,13 +2270,9 @@ function compare(a, cmp, b) {
   }
 }
 
-/** The value of attribute `name` an event reports (names compared as Swift strings), or null. */
+/** The value of attribute `name` an event reports (names compared as `sameText` compares), or null. */
 function attributeValue(e, name) {
-  const v = e.attributes[name];
-  if (v !== undefined) return v;
-  const n = nfc(name);
-  for (const k in e.attributes) if (nfc(k) === n) return e.attributes[k];
-  return null;
+  return Object.prototype.hasOwnProperty.call(e.attributes, name) ? e.attributes[name] : null;
 }
 
 function hasAttributes(e) {
@@ -2394,7 +2371,7 @@ function typeName(t) {
 
 function typeAccepts(t, raw) {
   switch (t.kind) {
-    case 'words': return t.words.includes(raw) || t.nfc.includes(nfc(raw));
+    case 'words': return containsText(t.words, raw);
     case 'version': return parseVersion(raw) !== null;
     case 'boolean': return raw === 'true' || raw === 'false';
     case 'integer': return parseInt64(raw, false) !== null;
@@ -3055,7 +3032,7 @@ export class MachineUpdater {
     if (typeof header === 'string') return refused('envelope-malformed', header);
     const h = Object.create(null);
     for (const [k, v] of header.items) {
-      const name = nfc(k.text);
+      const name = k.text;
       if (name !== 'alg' && name !== 'kid' && name !== 'typ') {
         return refused('envelope-malformed', `the header has a member \`${k.text}\`: it has exactly \`alg\`, \`kid\` and \`typ\``);
       }
@@ -3090,7 +3067,7 @@ export class MachineUpdater {
     const payload = envelopeJSON(payloadBytes, 'payload');
     if (typeof payload === 'string') return refused('envelope-malformed', payload);
     const members = Object.create(null);
-    for (const [k, v] of payload.items) members[nfc(k.text)] = v;
+    for (const [k, v] of payload.items) members[k.text] = v;
     const format = members.format;
     if (format === undefined || !isJSONString(format)) {
       return refused('envelope-malformed', format === undefined ? 'the payload has no `format`' : 'the payload\'s `format` is not a string');
@@ -3101,7 +3078,7 @@ export class MachineUpdater {
 
     // 11. Exactly the seven members, of their types and within their bounds.
     for (const [k] of payload.items) {
-      if (!PAYLOAD_MEMBERS.includes(nfc(k.text))) return refused('envelope-malformed', `the payload has an unknown member \`${k.text}\``);
+      if (!PAYLOAD_MEMBERS.includes(k.text)) return refused('envelope-malformed', `the payload has an unknown member \`${k.text}\``);
     }
     for (const name of PAYLOAD_MEMBERS) {
       if (members[name] === undefined) return refused('envelope-malformed', `the payload has no \`${name}\``);

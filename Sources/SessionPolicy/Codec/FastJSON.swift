@@ -249,7 +249,7 @@ package enum FastJSON {
                 e.unsyncedItems = s.integer()
                 return e.unsyncedItems != nil
             case .attributes:
-                return readAttributes(&s, into: &e.attributes)
+                return readAttributes(&s, into: &e.exactAttributes)
             case .appID:
                 e.appID = s.name()
                 return e.appID != nil
@@ -283,12 +283,12 @@ package enum FastJSON {
     }
 
     /// `{"license": "revoked", ...}`: any keys, string values (empty ones too), into
-    /// `attributes`, which must be empty. A key equal (as a `String`) to an earlier one falls
-    /// back, so the reference's duplicate-key rule is never second-guessed.
-    static func readAttributes(_ s: inout FastJSONScanner, into attributes: inout [String: String]) -> Bool {
+    /// `attributes`, which must be empty. A key with the scalars of an earlier one falls back,
+    /// so the reference's duplicate-key rule is never second-guessed.
+    static func readAttributes(_ s: inout FastJSONScanner, into attributes: inout [ExactName: String]) -> Bool {
         s.object { s, key in
             guard let value = s.string() else { return false }
-            let k = String(decoding: key, as: UTF8.self)
+            let k = ExactName(String(decoding: key, as: UTF8.self))
             guard attributes[k] == nil else { return false }
             attributes[k] = String(decoding: value, as: UTF8.self)
             return true

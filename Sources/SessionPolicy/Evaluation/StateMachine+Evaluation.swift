@@ -56,7 +56,7 @@ extension StateMachine {
         _ state: inout SessionState, _ event: Event, trace: UnsafeMutablePointer<[TraceStep]>?
     ) -> Verdict {
         // The common case, an event with its facts and no attributes, costs two tests and no call.
-        if let problem = Self.missingFact(event) ?? (event.attributes.isEmpty ? nil : attributeProblem(event)) {
+        if let problem = Self.missingFact(event) ?? (event.exactAttributes.isEmpty ? nil : attributeProblem(event)) {
             let mode = state.authMode
             if state.state.hasSession { state.state = .awaitingIdP }
             if let t = trace {
@@ -105,13 +105,14 @@ extension StateMachine {
 
     /// An attribute the event reports that the policy does not declare, or a value of the wrong type.
     func attributeProblem(_ event: Event) -> String? {
-        guard !event.attributes.isEmpty else { return nil }
+        guard !event.exactAttributes.isEmpty else { return nil }
         // The first problem in the order of the attributes' names (by their UTF-8 bytes), so the
         // message is the same in every run and on every runtime (a dictionary has no order).
         var first: (name: String, problem: String)?
-        for (name, value) in event.attributes {
+        for (key, value) in event.exactAttributes {
+            let name = key.text
             if let f = first, !Array(name.utf8).lexicographicallyPrecedes(Array(f.name.utf8)) { continue }
-            if let declared = attributes.first(where: { $0.name == name }) {
+            if let declared = attributes.first(where: { $0.name.isExactly(name) }) {
                 if !declared.type.accepts(value) { first = (name, "attribute `\(name)` cannot be `\(value)`: it is \(declared.type.name)") }
             } else {
                 first = (name, "attribute `\(name)` is not declared by the policy")
@@ -161,10 +162,10 @@ extension StateMachine {
             return e.time.millisecondsSinceEpoch < h - tolerance.seconds * 1000
         case .differentDevice:
             guard let a = e.device.id, let b = s.device else { return false }
-            return a != b
+            return !a.isExactly(b)
         case .differentUser:
             guard let a = e.user, let b = s.user else { return false }
-            return a != b
+            return !a.isExactly(b)
         case let .sessionMaxExceeded(limit):
             return Self.exceeded(limit, since: s.lastIdPLogin, now: now)
         case let .idleExceeded(limit):
@@ -201,7 +202,7 @@ extension StateMachine {
             return (e.unsyncedItems ?? 0) > 0
         case .appNotTrusted:
             guard let app = e.appID else { return true }
-            return !trustedApps.contains(app)
+            return !trustedApps.containsExactly(app)
         case let .ruleFactMissing(i):
             if case .unknown = truth(rules[i].condition, s, e, now: now) { return true }
             return false

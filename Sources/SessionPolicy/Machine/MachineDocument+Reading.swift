@@ -371,7 +371,7 @@ extension MachineDocument {
             func fact(_ c: [String: SyntaxNode]) throws -> Fact {
                 if let a = c["attribute"] {
                     let name = try string(a, "`attribute`")
-                    guard attributes.contains(where: { $0.name == name }) else {
+                    guard attributes.contains(where: { $0.name.isExactly(name) }) else {
                         throw fail(a, .inconsistentMachine, "the condition reads attribute `\(name)`, which the machine does not declare")
                     }
                     return .attribute(name)

@@ -30,7 +30,29 @@ public struct Event: Sendable, Codable, Equatable {
     /// For `device_session_detected`: the app that created the device session.
     public var appID: String?
     /// Values of the policy's declared attributes (`license: revoked`), as text.
-    public var attributes: [String: String]
+    ///
+    /// Keyed as Swift keys a dictionary: of two keys that differ only in their Unicode form
+    /// (`"\u{E9}"`, `"e\u{301}"`) one is kept. The engine reads the attributes by name scalar by
+    /// scalar (docs/machine-format.md, "String equality"), so such keys stay two attributes to it.
+    public var attributes: [String: String] {
+        get {
+            var out: [String: String] = [:]
+            for (k, v) in exactAttributes where out[k.text] == nil { out[k.text] = v }
+            return out
+        }
+        set {
+            exactAttributes = [:]
+            for (k, v) in newValue { exactAttributes[ExactName(k)] = v }
+        }
+    }
+
+    /// The attributes as the engine reads them: names compared scalar by scalar.
+    package var exactAttributes: [ExactName: String] = [:]
+
+    /// The value of attribute `name` (compared scalar by scalar), if the event reports it.
+    @inline(__always) package func attribute(_ name: String) -> String? {
+        exactAttributes.isEmpty ? nil : exactAttributes[ExactName(name)]
+    }
 
     /// Facts about the device the event comes from. Unreported facts are treated fail-closed:
     /// an unknown keystore is not hardware; an unknown integrity is not known to be compromised.
@@ -88,7 +110,6 @@ public struct Event: Sendable, Codable, Equatable {
         device: DeviceFacts = DeviceFacts(), authMode: AuthMode? = nil,
         cause: RefreshFailureCause? = nil, unsyncedItems: Int? = nil, attributes: [String: String] = [:]
     ) {
-        self.attributes = attributes
         self.appID = nil
         self.kind = kind
         self.time = time
@@ -98,6 +119,7 @@ public struct Event: Sendable, Codable, Equatable {
         self.authMode = authMode
         self.cause = cause
         self.unsyncedItems = unsyncedItems
+        self.attributes = attributes
     }
 
     /// The keys of an event: the one place they are spelled (`JSONField`).
@@ -151,8 +173,8 @@ public struct Event: Sendable, Codable, Equatable {
         authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
         cause = try c.decodeIfPresent(RefreshFailureCause.self, forKey: .cause)
         unsyncedItems = try c.decodeIfPresent(Int.self, forKey: .unsyncedItems)
-        attributes = try c.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
         appID = try c.decodeIfPresent(String.self, forKey: .appID)
+        attributes = try c.decodeIfPresent([String: String].self, forKey: .attributes) ?? [:]
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -165,7 +187,7 @@ public struct Event: Sendable, Codable, Equatable {
         try c.encodeIfPresent(authMode, forKey: .authMode)
         try c.encodeIfPresent(cause, forKey: .cause)
         try c.encodeIfPresent(unsyncedItems, forKey: .unsyncedItems)
-        if !attributes.isEmpty { try c.encode(attributes, forKey: .attributes) }
+        if !exactAttributes.isEmpty { try c.encode(attributes, forKey: .attributes) }
         try c.encodeIfPresent(appID, forKey: .appID)
     }
 }

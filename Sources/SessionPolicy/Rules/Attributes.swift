@@ -24,9 +24,9 @@ public enum AttributeType: Sendable, Equatable, Codable {
     /// Whether `raw` (as an event reports it) is a value of this type.
     public func accepts(_ raw: String) -> Bool {
         switch self {
-        case let .words(w): return w.contains(raw)
+        case let .words(w): return w.containsExactly(raw)
         case .version: return Version(raw) != nil
-        case .boolean: return raw == "true" || raw == "false"
+        case .boolean: return raw.isExactly("true") || raw.isExactly("false")
         case .integer: return Self.integer(raw) != nil
         case .duration: return (try? TimeSpan.parse(raw).get()) != nil
         case .string: return true

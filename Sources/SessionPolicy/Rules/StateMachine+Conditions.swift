@@ -25,7 +25,7 @@ extension StateMachine {
             }
         case let .oneOf(fact, values, negated):
             guard let v = text(fact, s, e) else { return .unknown(name(fact)) }
-            return values.contains(v) != negated ? .yes : .no
+            return values.containsExactly(v) != negated ? .yes : .no
         case let .number(fact, op, value):
             guard let v = number(fact, s, e, now: now) else { return .unknown(name(fact)) }
             return Self.compare(v, op, value) ? .yes : .no
@@ -72,7 +72,7 @@ extension StateMachine {
         case .keystore: return e.device.keystore?.rawValue
         case .integrity: return e.device.integrity?.rawValue
         case .readOnly: return s.readOnly ? "true" : "false"
-        case let .attribute(n): return e.attributes[n]
+        case let .attribute(n): return e.attribute(n)
         default: return nil
         }
     }
@@ -87,7 +87,7 @@ extension StateMachine {
         case .offlineFailures: return Int64(s.failures.offlineLogin)
         case .idpFailures: return Int64(s.failures.idpLogin)
         case let .attribute(n):
-            guard let raw = e.attributes[n] else { return nil }
+            guard let raw = e.attribute(n) else { return nil }
             if let i = AttributeType.integer(raw) { return i }
             if case let .success(d) = TimeSpan.parse(raw) { return d.seconds * 1000 }
             return nil

@@ -15,7 +15,7 @@ package import Foundation
 /// Refusals are located diagnostics, the first problem in document order: `invalid-json`
 /// (syntax: trailing commas and text, bad escapes, lone surrogates, leading zeros, control
 /// characters in strings, comments, single quotes, ...), `invalid-utf8`, `duplicate-key` (keys
-/// equal as Swift strings, which is canonical equivalence), and the bounds of `InputLimits`
+/// with the same Unicode scalars: not canonical equivalence, docs/machine-format.md), and the bounds of `InputLimits`
 /// (`input-too-large`, `nesting-too-deep`, `too-many-nodes`, counted as the YAML front end
 /// counts them). The reader keeps its own stack, so no input can exhaust the call stack, and it
 /// allocates only the tree it returns (at most one node per value, within the node budget) and
@@ -73,7 +73,7 @@ extension JSONSyntax {
         /// The key whose value comes next.
         var key: SyntaxNode?
         /// The keys so far, once an object has enough of them that a linear search is slow.
-        var keySet: Set<String>?
+        var keySet: Set<ExactName>?
     }
 
     /// What the reader expects next.
@@ -349,13 +349,13 @@ extension JSONSyntax {
             let key = SyntaxNode(.scalar(text, isPlain: false), at: at)
             let top = stack.count - 1
             if let set = stack[top].keySet {
-                if set.contains(text) { throw duplicate(text, at) }
-                stack[top].keySet!.insert(text)
+                if set.contains(ExactName(text)) { throw duplicate(text, at) }
+                stack[top].keySet!.insert(ExactName(text))
             } else {
-                if stack[top].pairs.contains(where: { $0.key.scalar == text }) { throw duplicate(text, at) }
+                if stack[top].pairs.contains(where: { $0.key.scalar?.isExactly(text) == true }) { throw duplicate(text, at) }
                 if stack[top].pairs.count >= Self.linearKeys {
-                    var set = Set(stack[top].pairs.lazy.compactMap { $0.key.scalar })
-                    set.insert(text)
+                    var set = Set(stack[top].pairs.lazy.compactMap { $0.key.scalar.map(ExactName.init) })
+                    set.insert(ExactName(text))
                     stack[top].keySet = set
                 }
             }
@@ -363,7 +363,7 @@ extension JSONSyntax {
         }
 
         func duplicate(_ key: String, _ at: SourceLocation) -> Problem {
-            let first = stack[stack.count - 1].pairs.first { $0.key.scalar == key }?.key.location
+            let first = stack[stack.count - 1].pairs.first { $0.key.scalar?.isExactly(key) == true }?.key.location
             return Problem(
                 diagnostic: .error(
                     .duplicateKey, "key `\(key)` appears twice in the same mapping", at: at,

@@ -75,7 +75,7 @@ extension SyntaxReader {
         if let v = f[K.attributes.key], case let .mapping(pairs) = v.kind {
             for (key, value) in pairs {
                 guard let k = key.scalar else { continue }
-                if let text = string(value, f.path("\(K.attributes.key).\(k)")) { e.attributes[k] = text }
+                if let text = string(value, f.path("\(K.attributes.key).\(k)")) { e.exactAttributes[ExactName(k)] = text }
             }
         } else if let v = f[K.attributes.key] {
             error(

@@ -108,7 +108,7 @@ package struct SyntaxReader: Sendable {
     /// A non-empty string without surrounding spaces.
     package mutating func name(_ node: SyntaxNode, _ path: String) -> String? {
         guard let s = string(node, path) else { return nil }
-        if s.isEmpty || s.trimmingCharacters(in: .whitespacesAndNewlines) != s {
+        if s.isEmpty || s.unicodeScalars.first!.isSpaceOrNewline || s.unicodeScalars.last!.isSpaceOrNewline {
             error(.invalidValue, "`\(path)` must be a non-empty name without surrounding spaces", at: node)
             return nil
         }

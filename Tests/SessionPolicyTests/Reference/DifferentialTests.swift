@@ -578,11 +578,13 @@ struct MetamorphicTests {
 
     @Test("renaming users and devices consistently changes no decision, reason or notices")
     func renaming() {
-        // Canonically equivalent names are one name: a `String` key maps both.
-        let users: [String: String] = ["alice": "u-\u{00E9}1", "bob": "Bob Two", "zo\u{EB}": "Z", "mallory": "m"]
-        let devices: [String: String] = ["phone-1": "device \u{1F4F1}", "phone-2": "tablet-9"]
-        func user(_ u: String?) -> String? { u.map { users[$0] ?? "other-" + $0 } }
-        func device(_ d: String?) -> String? { d.map { devices[$0] ?? "other-" + $0 } }
+        // Names are compared scalar by scalar: `zoë` in NFC and in NFD are two users, renamed
+        // apart (a `String` key would map both, as Swift's `==` takes them for one).
+        let users = [("alice", "u-\u{00E9}1"), ("bob", "Bob Two"), ("zo\u{EB}", "Z"), ("zoe\u{308}", "Z2"), ("mallory", "m")]
+        let devices = [("phone-1", "device \u{1F4F1}"), ("phone-2", "tablet-9")]
+        func rename(_ n: String, _ table: [(String, String)]) -> String { table.first { sameScalars($0.0, n) }?.1 ?? "other-" + n }
+        func user(_ u: String?) -> String? { u.map { rename($0, users) } }
+        func device(_ d: String?) -> String? { d.map { rename($0, devices) } }
         func renamed(_ s: SessionState) -> SessionState {
             var n = s
             n.user = user(s.user)

@@ -181,9 +181,11 @@ struct ReferenceModel {
         if let missing = needs.first(where: { !$0.1 }) { return "`\(e.kind.rawValue)` needs `\(missing.0)`" }
 
         var problems: [(name: String, text: String)] = []
-        for (name, value) in e.attributes {
-            // String equality is canonical equivalence, which is Swift's `==` on `String`.
-            guard let declared = policy.attributes.first(where: { $0.name == name }) else {
+        for (key, value) in e.exactAttributes {
+            // String equality is scalar by scalar (docs/machine-format.md), not Swift's `==`
+            // (canonical equivalence): two spellings of a name are two attributes.
+            let name = key.text
+            guard let declared = policy.attributes.first(where: { sameScalars($0.name, name) }) else {
                 problems.append((name, "attribute `\(name)` is not declared by the policy"))
                 continue
             }
@@ -208,7 +210,7 @@ struct ReferenceModel {
         switch c {
         case let .oneOf(fact, values, negated):
             guard let text = text(of: fact, s, e) else { return .unknown }
-            let member = values.contains { $0 == text }
+            let member = values.contains { sameScalars($0, text) }
             return (member != negated) ? .yes : .no
         case let .number(fact, op, value):
             guard let n = number(of: fact, s, e, now: now) else { return .unknown }
@@ -261,7 +263,7 @@ struct ReferenceModel {
         case .keystore: return e.device.keystore?.rawValue
         case .integrity: return e.device.integrity?.rawValue
         case .readOnly: return s.readOnly ? "true" : "false"
-        case let .attribute(name): return e.attributes.first { $0.key == name }?.value
+        case let .attribute(name): return e.exactAttributes.first { sameScalars($0.key.text, name) }?.value
         case .sinceIdPLogin, .sinceOnline, .sinceActivity, .biometricFailures, .offlineFailures, .idpFailures: return nil
         }
     }
@@ -276,7 +278,7 @@ struct ReferenceModel {
         case .offlineFailures: return Int64(s.failures.offlineLogin)
         case .idpFailures: return Int64(s.failures.idpLogin)
         case let .attribute(name):
-            guard let raw = e.attributes.first(where: { $0.key == name })?.value else { return nil }
+            guard let raw = e.exactAttributes.first(where: { sameScalars($0.key.text, name) })?.value else { return nil }
             if let i = ReferenceGrammar.integer(raw) { return i }
             if let seconds = ReferenceGrammar.durationSeconds(raw) { return seconds * 1000 }
             return nil
@@ -370,7 +372,7 @@ enum ReferenceGrammar {
 
     static func accepts(_ type: AttributeType, _ raw: String) -> Bool {
         switch type {
-        case let .words(words): return words.contains { $0 == raw }
+        case let .words(words): return words.contains { sameScalars($0, raw) }
         case .version: return versionParts(raw) != nil
         case .boolean: return raw == "true" || raw == "false"
         case .integer: return integer(raw) != nil
@@ -508,7 +510,7 @@ struct Decide {
         // `idp_login_succeeded` the binding is a switch, below).
         if e.device.integrity == .compromised { return react(policy.device.compromised, .deviceCompromised) }
         if e.kind != .idpLoginSucceeded, policy.device.bindSession, s.state.hasSession,
-            let bound = s.device, let other = e.device.id, bound != other
+            let bound = s.device, let other = e.device.id, !sameScalars(bound, other)
         {
             return wipe(.deviceMismatch)
         }
@@ -666,7 +668,7 @@ struct Decide {
                 (
                     .wipe,
                     {
-                        if let a = s.user, let b = e.user, a != b { return wipe(.differentUser) }
+                        if let a = s.user, let b = e.user, !sameScalars(a, b) { return wipe(.differentUser) }
                         return nil
                     }
                 ))
@@ -809,10 +811,10 @@ struct Decide {
     /// README "Order of evaluation for an IdP login" and "Switching user or device".
     func idpLogin() -> Decided {
         if s.state.hasSession {
-            if policy.device.bindSession, let bound = s.device, let other = e.device.id, bound != other {
+            if policy.device.bindSession, let bound = s.device, let other = e.device.id, !sameScalars(bound, other) {
                 return switched(.deviceMismatch)
             }
-            if policy.device.singleUser, let a = s.user, let b = e.user, a != b {
+            if policy.device.singleUser, let a = s.user, let b = e.user, !sameScalars(a, b) {
                 return switched(.differentUser)
             }
         }
@@ -882,7 +884,7 @@ struct Decide {
     /// README "Cross-app device sessions".
     func adoption() -> Decided {
         let c = policy.crossApp
-        guard c.adopt != .never, let app = e.appID, c.apps.contains(where: { $0 == app }) else {
+        guard c.adopt != .never, let app = e.appID, c.apps.contains(where: { sameScalars($0, app) }) else {
             return idp(.crossAppNotAllowed)
         }
         // AMBIGUITY: the README gives the adopted session mode `biometric` (`require_biometric`)

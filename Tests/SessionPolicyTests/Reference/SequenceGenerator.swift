@@ -14,7 +14,7 @@ struct SequenceGenerator {
     let limits: [Int64]
 
     static let start = Timestamp(millisecondsSinceEpoch: 1_775_462_400_000)  // 2026-04-06T08:00:00Z
-    static let users = ["alice", "bob", "zo\u{EB}", "zoe\u{308}"]  // the last two canonically equivalent
+    static let users = ["alice", "bob", "zo\u{EB}", "zoe\u{308}"]  // the last two: one name in NFC and NFD, two users
     static let devices = ["phone-1", "phone-2"]
 
     init(policy: Policy) {
@@ -161,4 +161,10 @@ struct SequenceGenerator {
         case .string: return "anything"  // every value is a string
         }
     }
+}
+
+/// String equality as docs/machine-format.md defines it: the same Unicode scalars in the same
+/// order (no normalization), not Swift's `==` on `String` (canonical equivalence).
+func sameScalars(_ a: String, _ b: String) -> Bool {
+    a.unicodeScalars.elementsEqual(b.unicodeScalars)
 }

@@ -195,11 +195,14 @@ test('session limits, clock rollback and a different user', () => {
   assert.equal(other.state.state, 'signed_out');
   assert.equal(other.state.user, null);
   assert.equal(other.state.highestTime, now, 'a wipe keeps the highest time seen');
-  // The same user written in another Unicode normal form is the same user (Swift string equality).
+  // The same user written in another Unicode normal form is another user: names are compared
+  // scalar by scalar (docs/machine-format.md, "String equality").
   const s = resting('none');
   s.user = 'Zoe\u0301';
-  const same = spendiq.evaluate(s, new Event({ kind: 'launch', time: now, network: 'offline', user: 'Zo\u00e9', device }));
+  const same = spendiq.evaluate(s, new Event({ kind: 'launch', time: now, network: 'offline', user: 'Zoe\u0301', device }));
   assert.equal(same.reason, 'within_limits');
+  const nfc = spendiq.evaluate(s, new Event({ kind: 'launch', time: now, network: 'offline', user: 'Zo\u00e9', device }));
+  assert.equal(nfc.reason, 'different_user');
   const back = spendiq.evaluate(resting('none'), new Event({ kind: 'launch', time: now - 30 * 86400e3, network: 'offline', user: 'alice', device }));
   assert.equal(back.reason, 'clock_rollback');
 });

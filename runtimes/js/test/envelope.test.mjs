@@ -382,7 +382,7 @@ test('11: exactly the seven members, of their types, within their bounds', () =>
   assert.equal(p({ serial: 0, policy: 'other', machine: 'x' }), 'envelope-malformed');
 });
 
-test('12: the policy expected (compared by canonical equivalence)', () => {
+test('12: the policy expected (compared scalar by scalar)', () => {
   assert.equal(offered(make({ payload: { policy: 'spendiq' } })), 'wrong-policy');
   assert.equal(offered(make({ payload: { policy: POLICY.toUpperCase() } })), 'wrong-policy');
   // Before the times and the machine.

@@ -131,7 +131,7 @@ public final class Event {
         return Collections.unmodifiableMap(m);
     }
 
-    /** The value of attribute {@code name} (canonical equivalence, as Swift compares names), or null. */
+    /** The value of attribute {@code name} (names compared scalar by scalar, as every runtime compares them), or null. */
     String attribute(String name) {
         for (int i = 0; i < attributeNames.length; i++) {
             if (Text.same(attributeNames[i], name)) return attributeValues[i];

@@ -10,7 +10,7 @@ import java.util.Set;
  * Strict RFC 8259 JSON over UTF-8 bytes, refusing exactly what the Swift engine's
  * {@code JSONSyntax} refuses, with its codes: {@code input-too-large}, {@code
  * unsupported-encoding}, {@code invalid-json}, {@code invalid-utf8}, {@code duplicate-key}
- * (keys equal by canonical equivalence), {@code nesting-too-deep}, {@code too-many-nodes}.
+ * (keys with the same scalars; two spellings of one text are two keys), {@code nesting-too-deep}, {@code too-many-nodes}.
  * A byte-order mark at the start is skipped. The bounds on size, values and nesting are a
  * {@link Limits}: the machine document's and the other documents' ({@link Limits#FILES}), or an
  * envelope's header and payload's ({@link Limits#ENVELOPE}).
@@ -212,7 +212,7 @@ final class JsonSyntax {
             int kl = line, kc = column();
             count(kl, kc);
             String key = string();
-            if (!seen.add(Text.canonicalKey(key))) {
+            if (!seen.add(key)) {
                 throw error("duplicate-key", "key `" + key + "` appears twice in the same mapping",
                         "keep one of the two; a key may appear only once in an object", kl, kc);
             }

@@ -229,7 +229,7 @@ public final class MachineUpdater {
         String digest = digestNode.text;
         JsonNode machineNode = payload.get("machine");
         if (!machineNode.isString()) throw malformed("the payload's `machine` is not a string (the machine document's text)");
-        // 12. the policy expected (names compared as the machine reader compares them: canonical equivalence)
+        // 12. the policy expected (names compared as the machine reader compares them: scalar by scalar)
         if (!Text.same(name, policy)) throw new Refusal("wrong-policy", "the envelope is for policy `" + name + "`, not `" + policy + "`");
         if (checkTimes) {
             // 13. signed no later than now, within the tolerance

@@ -1,37 +1,26 @@
 package dev.sessionpolicy;
 
-import java.text.Normalizer;
-
-/** Text rules the Swift engine follows implicitly, made explicit. */
+/**
+ * Text rules the Swift engine follows, made explicit. Names and words are compared scalar by
+ * scalar (docs/machine-format.md, "String equality"): no Unicode normalization, so no table of
+ * the JVM's or the device's enters a decision. This class reads no Unicode property either: the
+ * white space it knows is a fixed list.
+ */
 final class Text {
     private Text() {}
 
     /**
-     * Whether two strings are equal as Swift compares strings: by canonical equivalence (a
-     * precomposed {@code é} equals {@code e} and a combining accent). Allocates nothing unless
-     * the strings differ and one of them is not ASCII.
+     * Whether two strings hold the same Unicode scalars: {@code String.equals} (the same UTF-16
+     * code units, which for well-formed text are the same scalars). A precomposed {@code é} and
+     * {@code e} with a combining accent are two names.
      */
     static boolean same(String a, String b) {
         if (a == b) return true;
         if (a == null || b == null) return false;
-        if (a.equals(b)) return true;
-        if (isAscii(a) && isAscii(b)) return false;
-        return Normalizer.normalize(a, Normalizer.Form.NFD).equals(Normalizer.normalize(b, Normalizer.Form.NFD));
+        return a.equals(b);
     }
 
-    /** A form of {@code s} equal for canonically equivalent strings (for sets of keys). */
-    static String canonicalKey(String s) {
-        return isAscii(s) ? s : Normalizer.normalize(s, Normalizer.Form.NFD);
-    }
-
-    static boolean isAscii(String s) {
-        for (int i = 0, n = s.length(); i < n; i++) {
-            if (s.charAt(i) >= 0x80) return false;
-        }
-        return true;
-    }
-
-    /** Whether {@code list} holds a string equal to {@code s} (canonical equivalence). */
+    /** Whether {@code list} holds a string with the scalars of {@code s}. */
     static boolean contains(String[] list, String s) {
         for (String x : list) {
             if (same(x, s)) return true;
@@ -41,13 +30,14 @@ final class Text {
 
     /**
      * Foundation's {@code CharacterSet.whitespacesAndNewlines}: Unicode category Zs, Zl, Zp,
-     * U+0009 to U+000D and U+0085.
+     * U+0009 to U+000D and U+0085, as a fixed list (the JavaScript runtime's) rather than
+     * {@code Character.getType}, whose answer is the JVM's Unicode version (U+180E was Zs before
+     * Unicode 6.3).
      */
     static boolean isWhitespaceOrNewline(int cp) {
-        if (cp >= 0x09 && cp <= 0x0D) return true;
-        if (cp == 0x85) return true;
-        int t = Character.getType(cp);
-        return t == Character.SPACE_SEPARATOR || t == Character.LINE_SEPARATOR || t == Character.PARAGRAPH_SEPARATOR;
+        return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680
+                || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F
+                || cp == 0x3000;
     }
 
     /** A name as the strict reader accepts it: not empty, no whitespace at either end. */

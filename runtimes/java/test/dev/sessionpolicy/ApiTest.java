@@ -110,13 +110,16 @@ class ApiTest {
     }
 
     @Test
-    void namesAreComparedAsSwiftComparesStrings() throws Exception {
-        // "é" precomposed and as e + combining accent are the same user, as in the Swift engine.
+    void namesAreComparedScalarByScalar() throws Exception {
+        // "é" precomposed and as e + combining accent are two users, as in every runtime
+        // (docs/machine-format.md, "String equality"): no Unicode normalization.
         PolicyMachine m = load("kobil-offline-token");
         SessionState s = SessionState.builder().state(MachineState.SUSPENDED).user("ren\u00e9").device("phone-1").authMode(AuthMode.NONE)
                 .lastIdpLogin(T0).lastOnline(T0).lastActivity(T0).highestTime(T0).build();
-        Outcome same = m.evaluate(s, event(EventKind.LAUNCH, 60).user("rene\u0301").network(Network.OFFLINE).build());
+        Outcome same = m.evaluate(s, event(EventKind.LAUNCH, 60).user("ren\u00e9").network(Network.OFFLINE).build());
         assertEquals(Decision.ALLOW, same.decision(), same.toJson());
+        Outcome decomposed = m.evaluate(s, event(EventKind.LAUNCH, 60).user("rene\u0301").network(Network.OFFLINE).build());
+        assertEquals("different_user", decomposed.reason(), decomposed.toJson());
         Outcome other = m.evaluate(s, event(EventKind.LAUNCH, 60).user("rene").network(Network.OFFLINE).build());
         assertEquals("different_user", other.reason(), other.toJson());
     }
@@ -181,7 +184,9 @@ class ApiTest {
         assertEquals("wrong-type", eventRefusal("{\"type\":\"logout\"," + t + ",\"attributes\":[]}"));
         assertEquals("invalid-time", eventRefusal("{\"type\":\"logout\",\"time\":\"+3d\"}"));
         assertEquals("duplicate-key", eventRefusal("{\"type\":\"logout\",\"type\":\"logout\"," + t + "}"));
-        assertEquals("duplicate-key", eventRefusal("{\"type\":\"logout\"," + t + ",\"attributes\":{\"caf\u00e9\":\"a\",\"cafe\u0301\":\"b\"}}"));
+        assertEquals("duplicate-key", eventRefusal("{\"type\":\"logout\"," + t + ",\"attributes\":{\"caf\u00e9\":\"a\",\"caf\\u00e9\":\"b\"}}"));
+        // Two spellings of one text are two keys (no normalization).
+        assertEquals(2, Event.fromJson("{\"type\":\"logout\"," + t + ",\"attributes\":{\"caf\u00e9\":\"a\",\"cafe\u0301\":\"b\"}}").attributes().size());
         assertEquals("invalid-json", eventRefusal("{\"type\":\"logout\"," + t + ",}"));
         assertEquals("invalid-json", eventRefusal("{\"type\":\"logout\"," + t + ",\"user\":\"\\ud800\"}"));
         assertEquals("empty-document", eventRefusal(""));
