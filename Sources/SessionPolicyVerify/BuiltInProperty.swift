@@ -17,7 +17,7 @@ public enum BuiltInProperty: String, CaseIterable, Sendable, Codable {
     public var sentence: String {
         switch self {
         case .sessionMax:
-            "no `allow` once more than `session.max` has passed since the last IdP login, by the highest time the session has seen"
+            "no `allow` once more than `session.max` has passed since the last IdP login (or adopted device session), by the highest time the session has seen"
         case .sessionIdle: "no `allow` once more than `session.idle` has passed since the last activity"
         case .offlineWindow:
             "no `allow` while offline (or not saying online) once more than the offline window has passed since the last online validation"
