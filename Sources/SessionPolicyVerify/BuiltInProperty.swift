@@ -17,15 +17,16 @@ public enum BuiltInProperty: String, CaseIterable, Sendable, Codable {
     public var sentence: String {
         switch self {
         case .sessionMax:
-            "no `allow` once more than `session.max` has passed since the last IdP login, by the highest time the session has seen"
+            "no `allow` once more than `session.max` has passed since the last IdP login (or adopted device session), by the highest time the session has seen"
         case .sessionIdle: "no `allow` once more than `session.idle` has passed since the last activity"
         case .offlineWindow:
             "no `allow` while offline (or not saying online) once more than the offline window has passed since the last online validation"
         case .offlineAuthMode:
             "no offline `allow` for a session whose last IdP login used an auth mode that is not one of the policy's offline modes"
         case .clearedUntilLogin:
-            "after a wipe, a cleared session, a revocation or a deactivation, no `allow` and no `require_biometric` until an IdP login succeeds"
-        case .enrollmentChange: "after a biometric enrollment change, no `allow` by a biometric prompt until an IdP login"
+            "after a wipe, a cleared session, a revocation or a deactivation, no `allow` and no `require_biometric` until a new session starts: an IdP login succeeds or another app's device session is adopted"
+        case .enrollmentChange:
+            "after a biometric enrollment change, signed in or not, no `allow` by a biometric prompt until an IdP login, whatever comes between (a sign-out, a wipe, an adopted device session)"
         case .clockRollback:
             "an event dated before the highest time seen never gets a more permissive decision than the same event at that time"
         case .noDeadEnd: "from every reachable state, some sequence of events brings the session back to `active` or `read_only`"

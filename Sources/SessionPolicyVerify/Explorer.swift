@@ -912,8 +912,10 @@ final class Explorer {
                 let fx = machine.transitions[id].action.effects
                 if fx.contains(.establish) {
                     // A login that switches the session wipes the old one and establishes the new.
+                    // Only an IdP login ends `enrollment-change`'s watch: an adopted device
+                    // session is no IdP login, and neither a wipe nor a sign-out ends it.
                     cleared = false
-                    enrollment = false
+                    if e.kind == .idpLoginSucceeded { enrollment = false }
                 } else if b.decision == .wipe || fx.contains(.clearSession) || e.kind == .tokensRevoked
                     || e.kind == .accountDeactivated
                 {

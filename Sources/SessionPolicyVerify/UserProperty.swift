@@ -14,7 +14,8 @@ public struct UserProperty: Sendable {
         case existence(StepMatch)
         /// A step matching `when` comes only after a step matching `first` (`requires:`).
         case precedence(when: StepMatch, first: StepMatch)
-        /// A step matching `when` is followed by one matching `then` before the scope closes (`responds:`).
+        /// A step matching `when` is followed by a later one matching `then` before the scope
+        /// closes (`responds:`). Strict: a step that matches both does not answer itself.
         case response(when: StepMatch, then: StepMatch)
     }
 
@@ -132,10 +133,12 @@ struct Monitor: Hashable, Sendable {
                 if first.matches(step) { m.pending = true }
                 if when.matches(step) && !m.pending { bad = true }
             case let .response(when, then):
-                if then.matches(step) {
-                    m.pending = false
-                } else if when.matches(step) {
+                // Strict: a `then` step answers the `when` steps before it, never itself. A step
+                // that is both answers the earlier ones and waits for a later answer of its own.
+                if when.matches(step) {
                     m.pending = true
+                } else if then.matches(step) {
+                    m.pending = false
                 }
             }
             if bad {

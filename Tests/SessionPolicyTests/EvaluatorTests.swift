@@ -120,11 +120,13 @@ struct EvaluatorTests {
     }
 
     @Test(
-        "an enrollment change: a biometric session or a pending prompt gets the reaction; any other session keeps going, its prompts locked",
+        "an enrollment change: a biometric session or a pending prompt gets the reaction; any other session keeps going; the device's prompts locked in every state, signed out and after a wipe too",
         arguments: policies)
     func enrollmentChange(_ name: String) throws {
         let p = try Fixtures.policy(name)
         let reaction = p.policy.signals.biometricEnrollmentChanged.then
+        let signedOut = p.evaluate(SessionState(), Event(.biometricEnrollmentChanged, at: at(.seconds(60))))
+        #expect(signedOut.decision == nil && signedOut.state.state == .signedOut && signedOut.state.biometricLocked)
         for state in MachineState.allCases where state.hasSession {
             for mode in AuthMode.allCases {
                 let s = signedIn(mode, state: state)
@@ -134,7 +136,7 @@ struct EvaluatorTests {
                 } else {
                     #expect(o.decision == nil && o.state.state == state, "\(state) \(mode)")
                 }
-                if o.decision != .wipe { #expect(o.state.biometricLocked, "\(state) \(mode)") }
+                #expect(o.state.biometricLocked, "\(state) \(mode)")
             }
         }
     }

@@ -139,6 +139,9 @@ struct MutationTests {
             name: "a pending prompt ignores an enrollment change", policy: "cross-app-device-sso",
             change: removing { $0.from == .awaitingBiometric && $0.event == .biometricEnrollmentChanged && $0.action.decision != nil }),
         Fault(
+            name: "an adoption ignores the device's biometric lock", policy: "cross-app-device-sso",
+            change: removing { $0.from == .signedOut && $0.event == .deviceSessionDetected && $0.guard == .biometricLocked }),
+        Fault(
             name: "a detected session from an untrusted app is adopted", policy: "cross-app-device-sso",
             change: removing { $0.guard == .appNotTrusted }),
     ]

@@ -69,6 +69,26 @@ struct UserPropertyTests {
             "responds: { when: { event: biometric_failed }, then: { decision: idp_login } }\n    until: { event: logout }",
             ["biometric_failed/require_biometric", "launch/idp_login", "logout/wipe"], nil
         ),
+        // response is strict: a step matching both `when` and `then` does not answer itself
+        // (README, "`responds` is strict")...
+        (
+            "responds: { when: { event: biometric_failed }, then: { event: biometric_failed } }\n    before: { event: logout }",
+            ["biometric_failed/require_biometric", "logout/wipe"], 1
+        ),
+        (
+            "responds: { when: { event: biometric_failed }, then: { decision: require_biometric } }\n    before: { event: logout }",
+            ["biometric_failed/require_biometric", "logout/wipe"], 1
+        ),
+        // ... it answers the earlier ones and waits for its own answer...
+        (
+            "responds: { when: { event: biometric_failed }, then: { event: biometric_failed } }\n    before: { event: logout }",
+            ["biometric_failed/require_biometric", "biometric_failed/idp_login", "logout/wipe"], 2
+        ),
+        // ... which a later step gives.
+        (
+            "responds: { when: { event: biometric_failed }, then: { event: [biometric_failed, idp_login_succeeded] } }\n    before: { event: logout }",
+            ["biometric_failed/require_biometric", "biometric_failed/idp_login", "idp_login_succeeded/allow", "logout/wipe"], nil
+        ),
     ]
 
     @Test("each pattern and scope breaks at the step the pattern names, and not before", arguments: cases.indices)

@@ -149,6 +149,7 @@ export class SessionState {
   highestTime: Milliseconds | null;
   failures: Failures;
   readOnly: boolean;
+  /** The device's biometric path is closed until the next IdP login (kept by a wipe, a sign-out, an adoption). */
   biometricLocked: boolean;
   /** A copy. */
   copy(): SessionState;

@@ -2392,10 +2392,14 @@ function highestSeen(s) {
   return h;
 }
 
-/** The session as a wipe leaves it: signed out, keeping only the highest time seen. */
-function cleared(highest) {
+/**
+ * The session as a wipe leaves it: signed out, keeping only the highest time seen and the
+ * device's biometric lock.
+ */
+function cleared(highest, locked) {
   const c = new SessionState();
   c.highestTime = highest;
+  c.biometricLocked = locked;
   return c;
 }
 
@@ -2606,7 +2610,9 @@ export class PolicyMachine {
         return m === null || !g.modes.includes(m);
       }
       case 11: return e.device.keystore !== 'hardware';
-      case 12: return s.biometricLocked && (s.authMode === 'biometric' || e.kind === 'biometric_succeeded');
+      case 12:
+        // A biometric session's attempt, a prompt, or an adoption (which would ask for a prompt).
+        return s.biometricLocked && (s.authMode === 'biometric' || e.kind === 'biometric_succeeded' || e.kind === 'device_session_detected');
       case 13: return s.authMode === g.w;
       case 14: {
         const f = s.failures;
@@ -2620,7 +2626,7 @@ export class PolicyMachine {
       case 19: return typeof truth(this._rules[g.n].condition, s, e, now) === 'string';
       case 20: return truth(this._rules[g.n].condition, s, e, now) === YES;
       default:
-        return this._holds(g.trigger, s, e, now, highest) && this._holds(g.inner, cleared(highest), e, now, highest);
+        return this._holds(g.trigger, s, e, now, highest) && this._holds(g.inner, cleared(highest, s.biometricLocked), e, now, highest);
     }
   }
 
@@ -2642,7 +2648,7 @@ export class PolicyMachine {
         s.lastActivity = null;
         s.failures = failuresOf();
         s.readOnly = false;
-        s.biometricLocked = false;
+        // The biometric lock is the device's: a wipe keeps it, like the highest time seen.
         s.highestTime = h;
       }
       if (fx & FX_ESTABLISH) {
@@ -2656,7 +2662,8 @@ export class PolicyMachine {
         s.highestTime = e.time;
         s.failures = failuresOf();
         s.readOnly = false;
-        s.biometricLocked = false;
+        // Only an IdP login unlocks the biometric path; an adopted device session does not.
+        if (e.kind === 'idp_login_succeeded') s.biometricLocked = false;
       }
       if (fx & FX_RECORD_ONLINE) {
         s.lastOnline = e.time;
@@ -2766,7 +2773,7 @@ export class PolicyMachine {
       default: {
         const first = this._facts(g.trigger, s, e);
         if (!this._holds(g.trigger, s, e, now, highest)) return first;
-        const rest = this._facts(g.inner, cleared(highest), e);
+        const rest = this._facts(g.inner, cleared(highest, s.biometricLocked), e);
         return rest === '' ? first : `${first}; ${rest}`;
       }
     }

@@ -57,11 +57,11 @@ struct Compiler {
         switch reaction {
         case .wipe:
             // A wipe starts from nothing: the failure it answers is not counted into the cleared
-            // state, and an enrollment change locks no biometric path of a session that is gone
-            // (the next session starts with an IdP login, which unlocks it anyway).
+            // state. An enrollment change still locks the device's biometric path: the lock
+            // outlives the wipe (`clear_session` keeps it) until an IdP login.
             return Action(
                 decision: .wipe, reason: reason, target: .state(.signedOut),
-                effects: effects.subtracting([.countBiometricFailure, .countOfflineFailure, .countIdPFailure, .lockBiometric])
+                effects: effects.subtracting([.countBiometricFailure, .countOfflineFailure, .countIdPFailure])
                     .union(.clearSession),
                 notices: notices, noticeDelay: delay)
         case .idpLogin:
@@ -415,14 +415,13 @@ struct Compiler {
                         delay: enrollment.noticeDelay),
                     source("signals.biometric_enrollment_changed"))
             }
-            // The path is locked on every session all the same: a prompt a rule asks for later
-            // is not accepted (`Guard.biometricLocked`).
+            // The path is locked all the same, on every session and on a device with none (the
+            // lock outlives a sign-out): a prompt a rule asks for later, or the adoption of
+            // another app's device session, is not accepted before an IdP login (`Guard.biometricLocked`).
             if state != .awaitingBiometric {
                 add(
                     [state], [.biometricEnrollmentChanged], .always,
-                    Action(
-                        decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged,
-                        effects: state.hasSession ? .lockBiometric : []),
+                    Action(decision: nil, reason: .biometricEnrollmentChanged, target: .unchanged, effects: .lockBiometric),
                     source("signals.biometric_enrollment_changed"))
             }
             let logout = p.signals.logout
@@ -451,6 +450,13 @@ struct Compiler {
         } else {
             add([.signedOut], event, .appNotTrusted, react(.idpLogin, .crossAppNotAllowed, from: .signedOut), source("cross_app.apps"))
             let biometric = p.crossApp.adopt == .requireBiometric
+            if biometric {
+                // After an enrollment change the prompt of an adoption could not be accepted: ask
+                // for the IdP login that unlocks the device instead.
+                add(
+                    [.signedOut], event, .biometricLocked, react(.idpLogin, .biometricEnrollmentChanged, from: .signedOut),
+                    source("signals.biometric_enrollment_changed"))
+            }
             add(
                 [.signedOut], event, .always,
                 Action(

@@ -24,7 +24,9 @@ package enum Guard: Sendable, Hashable {
     case authModeNotOffline(AuthModeSet)
     /// The device's keystore is not hardware-backed.
     case keystoreNotHardware
-    /// The session's auth mode is biometric and the biometric path is locked.
+    /// The device's biometric path is locked (`biometric_locked`, set by an enrollment change
+    /// until an IdP login) and the step leans on it: the session's auth mode is biometric, the
+    /// event is `biometric_succeeded`, or it is `device_session_detected` (an adoption).
     case biometricLocked
     /// The session's auth mode is `mode`.
     case authModeIs(AuthMode)
@@ -84,9 +86,10 @@ package enum Target: Sendable, Hashable {
 package struct Effects: OptionSet, Sendable, Hashable {
     package var rawValue: UInt16
     package init(rawValue: UInt16) { self.rawValue = rawValue }
-    /// A full IdP login: record user, device, auth mode and times; reset failures and locks.
+    /// A new session (an IdP login, or an adopted device session): record user, device, auth
+    /// mode and times; reset the failures and read-only; an IdP login also unlocks the biometric path.
     package static let establish = Effects(rawValue: 1 << 0)
-    /// Delete the session: everything but the highest time seen.
+    /// Delete the session: everything but the highest time seen and the biometric lock (the device's).
     package static let clearSession = Effects(rawValue: 1 << 1)
     /// The server validated the session now (also resets the offline-login counter).
     package static let recordOnline = Effects(rawValue: 1 << 2)

@@ -182,8 +182,10 @@ extension StateMachine {
         case .keystoreNotHardware:
             return e.device.keystore != .hardware
         case .biometricLocked:
-            // A biometric session's every attempt; any session's prompt, however it was asked for.
-            return s.biometricLocked && (s.authMode == .biometric || e.kind == .biometricSucceeded)
+            // A biometric session's every attempt; any session's prompt, however it was asked for;
+            // and the adoption of another app's device session, which would ask for a prompt.
+            return s.biometricLocked
+                && (s.authMode == .biometric || e.kind == .biometricSucceeded || e.kind == .deviceSessionDetected)
         case let .authModeIs(mode):
             return s.authMode == mode
         case let .failureLimitReached(path, limit):
@@ -219,13 +221,15 @@ extension StateMachine {
         _ kind: SessionSwitch, _ inner: Guard, _ s: SessionState, _ e: Event, now: Int64, highest: Int64?
     ) -> Bool {
         guard holds(kind.trigger, s, e, now: now, highest: highest) else { return false }
-        return holds(inner, Self.cleared(highest: highest), e, now: now, highest: highest)
+        return holds(inner, Self.cleared(highest: highest, locked: s.biometricLocked), e, now: now, highest: highest)
     }
 
-    /// The session as a wipe leaves it: signed out, keeping only the highest time seen.
-    static func cleared(highest: Int64?) -> SessionState {
+    /// The session as a wipe leaves it: signed out, keeping only the highest time seen and the
+    /// device's biometric lock (an enrollment change is the device's, not the session's).
+    static func cleared(highest: Int64?, locked: Bool) -> SessionState {
         var c = SessionState()
         c.highestTime = highest.map { Timestamp(millisecondsSinceEpoch: $0) }
+        c.biometricLocked = locked
         return c
     }
 
@@ -242,9 +246,13 @@ extension StateMachine {
             s.highestTime = e.time
         }
         if fx.contains(.clearSession) {
+            // A wipe forgets the session, not the device: the highest time seen and the biometric
+            // lock stay (a fingerprint added before a sign-out is no more the user's after it).
             let highest = s.highestTime
+            let locked = s.biometricLocked
             s = SessionState()
             s.highestTime = highest
+            s.biometricLocked = locked
         }
         if fx.contains(.establish) {
             s.user = e.user ?? s.user
@@ -260,7 +268,8 @@ extension StateMachine {
             s.highestTime = e.time
             s.failures = SessionState.Failures()
             s.readOnly = false
-            s.biometricLocked = false
+            // Only an IdP login unlocks the biometric path; an adopted device session does not.
+            if e.kind == .idpLoginSucceeded { s.biometricLocked = false }
         }
         if fx.contains(.recordOnline) {
             s.lastOnline = e.time

@@ -83,7 +83,7 @@ extension StateMachine {
             let first = facts(kind.trigger, s, e)
             let highest = Self.highestSeen(s)
             guard holds(kind.trigger, s, e, now: now, highest: highest) else { return first }
-            let rest = facts(inner, Self.cleared(highest: highest), e)
+            let rest = facts(inner, Self.cleared(highest: highest, locked: s.biometricLocked), e)
             return rest.isEmpty ? first : "\(first); \(rest)"
         case let .ruleFactMissing(i), let .rule(i):
             switch truth(rules[i].condition, s, e, now: now) {

@@ -25,7 +25,10 @@ public struct SessionState: Sendable, Codable, Equatable {
     public var authMode: AuthMode?
     /// Signed in without new data (license revoked).
     public var readOnly: Bool
-    /// The biometric path is closed until the next IdP login (enrollment changed).
+    /// The device's biometric path is closed until the next IdP login (the biometric enrollment
+    /// changed). A fact of the device, not of the session: it is set also while signed out, a
+    /// wipe or a sign-out keeps it, and only an accepted `idp_login_succeeded` clears it (an
+    /// adopted device session does not).
     public var biometricLocked: Bool
     /// The signed-in user.
     public var user: String?

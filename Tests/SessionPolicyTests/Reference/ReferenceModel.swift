@@ -430,7 +430,11 @@ struct Decide {
     }
 
     /// The cleared session a wipe leaves: only `highest_time`.
-    var wiped: SessionState { SessionState(state: .signedOut, highestTime: moved.highestTime) }
+    /// README "What each transition writes": a wipe keeps the highest time seen and the
+    /// device's biometric lock.
+    var wiped: SessionState {
+        SessionState(state: .signedOut, highestTime: moved.highestTime, biometricLocked: moved.biometricLocked)
+    }
 
     func wipe(_ reason: Reason, delay: TimeSpan? = nil) -> Decided {
         Decided(decision: .wipe, reason: reason, noticeDelay: delay, next: wiped)
@@ -483,7 +487,8 @@ struct Decide {
         n.highestTime = e.time
         n.failures = SessionState.Failures()
         n.readOnly = readOnly
-        n.biometricLocked = false
+        // "Only an accepted IdP login clears it": an adopted device session keeps the device's lock.
+        n.biometricLocked = e.kind == .idpLoginSucceeded ? false : s.biometricLocked
         n.state = state ?? (readOnly ? .readOnly : .active)
         return n
     }
@@ -573,13 +578,16 @@ struct Decide {
     func enrollmentChanged() -> Decided {
         let r = policy.signals.biometricEnrollmentChanged
         guard s.state != .signedOut else {
-            // "signed out: nothing".
-            return Decided(decision: nil, reason: .biometricEnrollmentChanged, next: moved)
+            // "signed out: no decision; the device's biometric path is locked all the same".
+            var n = moved
+            n.biometricLocked = true
+            return Decided(decision: nil, reason: .biometricEnrollmentChanged, next: n)
         }
         if s.authMode == .biometric || s.state == .awaitingBiometric {
             var d = signal(r, .biometricEnrollmentChanged)
-            // "on every session the biometric path stays locked until the next IdP login".
-            if r.then != .wipe { d.next.biometricLocked = true }
+            // "the device's biometric path stays locked until the next IdP login", also after
+            // the reaction's wipe.
+            d.next.biometricLocked = true
             return d
         }
         // AMBIGUITY: "What each transition writes" says both "biometric_enrollment_changed on a
@@ -891,6 +899,8 @@ struct Decide {
         // or `none` (`allow`); machine-format's `establish` would take the event's `auth_mode`
         // when it reports one. The model follows the README.
         // README "What an outcome carries": an adoption names the scope of the mode it records.
+        // "after an enrollment change, an adoption behind a prompt asks for an IdP login".
+        if c.adopt == .requireBiometric && s.biometricLocked { return idp(.biometricEnrollmentChanged) }
         let fresh = SessionState()
         if c.adopt == .allow {
             return Decided(

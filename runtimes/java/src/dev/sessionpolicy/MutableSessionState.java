@@ -70,7 +70,10 @@ public final class MutableSessionState {
         return sb.toString();
     }
 
-    /** Clears the session as a wipe does: signed out, keeping only {@code highestTime}. */
+    /**
+     * Clears the session as a wipe does: signed out, keeping only {@code highestTime} and the
+     * device's {@code biometricLocked}.
+     */
     void clearKeepingHighest() {
         long h = highestTime;
         state = MachineState.SIGNED_OUT;
@@ -84,7 +87,6 @@ public final class MutableSessionState {
         offlineLoginFailures = 0;
         idpLoginFailures = 0;
         readOnly = false;
-        biometricLocked = false;
         highestTime = h;
     }
 

@@ -263,7 +263,10 @@ public final class PolicyMachine {
             case Guard.KEYSTORE_NOT_HARDWARE:
                 return e.keystore != Keystore.HARDWARE;
             case Guard.BIOMETRIC_LOCKED:
-                return !cleared && s.biometricLocked && (mode == AuthMode.BIOMETRIC || e.kind == EventKind.BIOMETRIC_SUCCEEDED);
+                // The cleared session keeps the device's lock. A biometric session's attempt, a
+                // prompt, or an adoption (which would ask for a prompt).
+                return s.biometricLocked && (mode == AuthMode.BIOMETRIC || e.kind == EventKind.BIOMETRIC_SUCCEEDED
+                        || e.kind == EventKind.DEVICE_SESSION_DETECTED);
             case Guard.AUTH_MODE_IS:
                 return mode == g.mode;
             case Guard.FAILURE_LIMIT_REACHED: {
@@ -284,7 +287,8 @@ public final class PolicyMachine {
                 return truth(rules[g.rule].condition, s, cleared, e, now) == YES;
             case Guard.SWITCHED: {
                 // The switch holds on the session, and `inner` on the session cleared as a wipe
-                // leaves it (signed out, only the highest time kept), as for a fresh login.
+                // leaves it (signed out, only the highest time and the biometric lock kept), as
+                // for a fresh login.
                 boolean trigger = g.switchKind == 0 ? differentUser(s, cleared, e) : differentDevice(s, cleared, e);
                 return trigger && holds(g.inner, s, true, e, now, highest);
             }
@@ -435,7 +439,8 @@ public final class PolicyMachine {
             s.offlineLoginFailures = 0;
             s.idpLoginFailures = 0;
             s.readOnly = false;
-            s.biometricLocked = false;
+            // Only an IdP login unlocks the biometric path; an adopted device session does not.
+            if (e.kind == EventKind.IDP_LOGIN_SUCCEEDED) s.biometricLocked = false;
         }
         if ((fx & Action.RECORD_ONLINE) != 0) {
             s.lastOnline = e.time;

@@ -139,7 +139,10 @@ public final class SessionState {
         return readOnly;
     }
 
-    /** The biometric path is closed until the next IdP login (enrollment changed). */
+    /**
+     * The device's biometric path is closed until the next IdP login (enrollment changed): set
+     * also while signed out, kept by a wipe or a sign-out and by an adopted device session.
+     */
     public boolean biometricLocked() {
         return biometricLocked;
     }
