@@ -19,7 +19,10 @@ struct CLITests {
         let match = r.lastLine.wholeMatch(of: /(\d+) passed, 0 failed/)
         #expect(match != nil, "last line: \(r.lastLine)")
         #expect(Int(match?.1 ?? "0") ?? 0 >= 30)
-        #expect(r.stdout.contains("behaviours covered: K1 K2 K3 K4 K5 K6 K7 K8 S1 S2 S3 S4 S5 I1 I2 I3 I4 I5 A1 X1 X2 X3 X4 (A2 A3: the server's, shown by its tests, not by scenarios)\n"),
+        #expect(
+            r.stdout.contains(
+                "behaviours covered: K1 K2 K3 K4 K5 K6 K7 K8 S1 S2 S3 S4 S5 I1 I2 I3 I4 I5 A1 X1 X2 X3 X4 (A2 A3: the server's, shown by its tests, not by scenarios)\n"
+            ),
             "\(r.stdout)")
     }
 
@@ -152,7 +155,10 @@ struct CLITests {
         let r = try CLI.run(["check", "policies/spendiq.yaml", scenarios, "-v"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lastLine == "3 passed, 0 failed")
-        #expect(r.stdout.contains("\nbehaviours covered: S2 (A2 A3: the server's, shown by its tests, not by scenarios)\nrequirements covered: K9 REQ-7 s1\n"), "\(r.stdout)")
+        #expect(
+            r.stdout.contains(
+                "\nbehaviours covered: S2 (A2 A3: the server's, shown by its tests, not by scenarios)\nrequirements covered: K9 REQ-7 s1\n"),
+            "\(r.stdout)")
         #expect(r.stderr.contains("\(scenarios):20:14: warning[unknown-behaviour]: `s1` looks like a behaviour id"), "\(r.stderr)")
         #expect(r.stderr.contains("= help: did you mean `S1`?"))
         #expect(r.stderr.contains("\(scenarios):20:18: warning[unknown-behaviour]: `K9` looks like a behaviour id"))

@@ -36,7 +36,9 @@ struct ReasonCatalogueTests {
         let rows = Self.doc.split(separator: "\n").drop { !$0.hasPrefix("## Messages by decision") }.dropFirst()
             .prefix { !$0.hasPrefix("## ") }.filter { $0.hasPrefix("| `") }
         let documented = rows.map { row in
-            row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
+            row.split(separator: "|").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            }
         }
         let engine = Reason.byDecision.map { [$0.0.rawValue, $0.1?.rawValue ?? "none", $0.2] }
         #expect(documented == engine)

@@ -124,7 +124,10 @@ struct ScenarioLoaderTests {
         #expect(report.covered == ["K3", "S2"])
         #expect(report.requirementsCovered == ["REQ-10", "REQ-2"])
         let human = report.human(verbose: false)
-        #expect(human.hasSuffix("\nbehaviours covered: K3 S2 (A2 A3: the server's, shown by its tests, not by scenarios)\nrequirements covered: REQ-10 REQ-2\n1 passed, 1 failed\n"), "\(human)")
+        #expect(
+            human.hasSuffix(
+                "\nbehaviours covered: K3 S2 (A2 A3: the server's, shown by its tests, not by scenarios)\nrequirements covered: REQ-10 REQ-2\n1 passed, 1 failed\n"
+            ), "\(human)")
         let json = try #require(JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
         #expect(json["covered"] as? [String] == ["K3", "S2"])
         #expect(json["requirements_covered"] as? [String] == ["REQ-10", "REQ-2"])

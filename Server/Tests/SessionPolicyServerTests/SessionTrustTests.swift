@@ -169,7 +169,8 @@ struct SessionTrustTests {
         }
     }
 
-    @Test("the back end signs a user out of every policy and device; one policy's route leaves the others", arguments: TestStorage.available)
+    @Test(
+        "the back end signs a user out of every policy and device; one policy's route leaves the others", arguments: TestStorage.available)
     func revokeEverywhere(_ storage: TestStorage) async throws {
         try await TestServer.run(storage) { http in
             let user = unique("apps"), token = try await Tokens.hs256(user)
