@@ -71,6 +71,33 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test(
+        "two spellings of one name are two sessions, also written at once (keys compare scalar by scalar)", arguments: TestStorage.available
+    )
+    func spellings(_ kind: TestStorage) async throws {
+        let user = unique("zo")
+        let composed = SessionKey(policy: "p", user: user + "\u{E9}", device: "d1")
+        let decomposed = SessionKey(policy: "p", user: user + "e\u{301}", device: "d1")
+        #expect(composed != decomposed)
+        #expect(Set([composed, decomposed]).count == 2)
+        try await kind.withStore { store in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (key, n) in [(composed, 1), (decomposed, 2)] {
+                    group.addTask {
+                        _ = try await store.updateSession(key, now: Self.t0) { _ in
+                            var s = SessionState(state: .active)
+                            s.failures.idpLogin = n
+                            return (s, ())
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.session(composed)?.state.failures.idpLogin == 1)
+            #expect(try await store.session(decomposed)?.state.failures.idpLogin == 2)
+        }
+    }
+
     @Test("concurrent updates of one session are serialized: none is lost", arguments: TestStorage.available)
     func noLostUpdate(_ kind: TestStorage) async throws {
         try await kind.withStore { store in

@@ -17,6 +17,21 @@ public struct SessionKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(policy)/\(user)/\(device)" }
+
+    /// Keys are equal when their names hold the same Unicode scalars, as the stores compare them
+    /// (bytes) and as the engine compares users and devices (docs/machine-format.md, "String
+    /// equality"): Swift's `==` on `String` would take two spellings of one name for one key.
+    public static func == (a: SessionKey, b: SessionKey) -> Bool {
+        a.policy.utf8.elementsEqual(b.policy.utf8) && a.user.utf8.elementsEqual(b.user.utf8)
+            && a.device.utf8.elementsEqual(b.device.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for name in [policy, user, device] {
+            hasher.combine(name.utf8.count)
+            for byte in name.utf8 { hasher.combine(byte) }
+        }
+    }
 }
 
 /// A stored session state with its revision (incremented by every stored event).
