@@ -18,7 +18,7 @@ enum Socket {
     /// A connected socket to 127.0.0.1:`port`, its reads and writes bounded by `timeout`.
     static func connect(port: Int, timeout: Duration) throws -> Int32 {
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
@@ -77,7 +77,7 @@ enum Socket {
     /// A listening socket on 127.0.0.1 (a free port) and its port.
     static func listen() throws -> (Int32, Int) {
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif

@@ -56,6 +56,7 @@ final class TCPProxy: Sendable {
                 if stopped { return }
                 continue
             }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             let thread = Thread { [self] in connectUpstream(client) }
             thread.start()
         }

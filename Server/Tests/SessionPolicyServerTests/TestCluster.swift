@@ -64,11 +64,16 @@ struct TestCluster: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Runs `command` (as `postgres` when root). The shell first closes every descriptor it
+    /// inherited but 0-2: `pg_ctl start` leaves a daemon behind, which would otherwise keep the
+    /// test's sockets open (a connection the server closes would stay open) and the pipe by which
+    /// Foundation learns that the command ended (`waitUntilExit` would never return).
     private func pg(_ command: String) throws {
+        let closeInherited = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; "#
         if Self.isRoot {
-            try Self.run("/bin/su", ["postgres", "-s", "/bin/sh", "-c", command])
+            try Self.run("/bin/bash", ["-c", closeInherited + "exec su postgres -s /bin/sh -c \"$0\"", command])
         } else {
-            try Self.run("/bin/sh", ["-c", command])
+            try Self.run("/bin/bash", ["-c", closeInherited + "exec /bin/sh -c \"$0\"", command])
         }
     }
 

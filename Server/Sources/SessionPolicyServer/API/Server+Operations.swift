@@ -12,6 +12,8 @@ extension Server {
     /// that serves, a policy kept serving without its file); else 503.
     func health(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<HealthReport> {
         let snapshot = policies.snapshot
+        // The writer first: the store's read below may itself wait up to `store.timeout`.
+        let wait = store.oldestWaitingWrite
         var storeOK = true
         do {
             _ = try await store.session(SessionKey(policy: "", user: "", device: ""))
@@ -19,7 +21,6 @@ extension Server {
             storeOK = false
             _ = storeFailed("health", error)
         }
-        let wait = store.oldestWaitingWrite
         let writerOK = wait.map { $0 <= configuration.healthMaxWriteWait } ?? true
         if !writerOK {
             Logger(label: "sessionpolicy.store").error(
