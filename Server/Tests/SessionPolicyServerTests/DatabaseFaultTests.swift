@@ -71,7 +71,7 @@ struct DatabaseFaultTests {
                 if let recovered { recoveries.append((fault, recovered)) }
             }
             let samples = await load.stop()
-            try await Self.check(samples, recoveries: recoveries, load: load, http: http)
+            try await Self.check(samples, recoveries: recoveries, load: load, port: port)
         }
     }
 
@@ -105,7 +105,8 @@ struct DatabaseFaultTests {
     /// Every request answered (200, or 503 `store-unavailable`) within the bound; per session,
     /// every acknowledged revision distinct and at most the stored one (an acknowledged write
     /// lost would let a later write take its revision again).
-    static func check(_ samples: [Load.Sample], recoveries: [(Fault, Duration)], load: Load, http: HTTP) async throws {
+    /// (Over a connection of its own: the test client's has been idle longer than `http.idle.timeout`.)
+    static func check(_ samples: [Load.Sample], recoveries: [(Fault, Duration)], load: Load, port: Int) async throws {
         let unanswered = samples.filter { $0.status == nil }
         #expect(unanswered.isEmpty, "\(unanswered.count) requests not answered: \(unanswered.prefix(3).map(\.error))")
         let slow = samples.filter { $0.duration > answerBound }
@@ -116,13 +117,14 @@ struct DatabaseFaultTests {
         let service = try await Tokens.service()
         for (user, acknowledged) in load.acknowledged(samples) {
             #expect(Set(acknowledged).count == acknowledged.count, "\(user): a revision acknowledged twice: a write was lost")
-            let stored = try await http.get("/v1/policies/spendiq/sessions/\(user)/phone-1", token: service)
-            let revision = stored.json?["revision"] as? Int ?? 0
+            let stored = try await get(port, "/v1/policies/spendiq/sessions/\(user)/phone-1", token: service)
+            let json = (try? JSONSerialization.jsonObject(with: Data(stored.body.utf8))) as? [String: Any]
+            let revision = json?["revision"] as? Int ?? 0
             #expect((acknowledged.max() ?? 0) <= revision, "\(user): acknowledged up to \(acknowledged.max() ?? 0), stored \(revision)")
         }
         let failures = samples.filter { $0.status == 503 }.count
         if failures > 0 {
-            let metrics = try await http.get("/metrics").text
+            let metrics = try await get(port, "/metrics").body
             #expect(metrics.contains(#"sessionpolicy_store_errors_total{operation="update_session"}"#))
         }
         let worst = Dictionary(grouping: recoveries, by: { $0.0.rawValue }).mapValues { $0.map(\.1).max() ?? .zero }
@@ -206,8 +208,11 @@ struct DatabaseFaultTests {
         }.get()
     }
 
-    static func get(_ port: Int, _ path: String) async throws -> BoundedHTTP.Reply {
-        try await Socket.onThread { Result { try BoundedHTTP(port: port, timeout: .seconds(15)).send("GET", path) } }.get()
+    static func get(_ port: Int, _ path: String, token: String? = nil) async throws -> BoundedHTTP.Reply {
+        let headers = token.map { ["Authorization": "Bearer \($0)"] } ?? [:]
+        return try await Socket.onThread {
+            Result { try BoundedHTTP(port: port, timeout: .seconds(15)).send("GET", path, headers: headers) }
+        }.get()
     }
 }
 
