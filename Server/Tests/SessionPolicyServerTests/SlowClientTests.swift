@@ -16,9 +16,11 @@ import Testing
 struct SlowClientTests {
     static let requestTimeout: Duration = .seconds(2)
     static let idleTimeout: Duration = .seconds(3)
-    /// How late after its bound a connection may still be closed (a busy 2-core machine: 3.6 s
-    /// was seen for a 2 s bound with 320 slow connections and other builds running).
-    static let slack: Duration = .milliseconds(2500)
+    /// How late after its bound a connection may still be closed. Generous: the whole server
+    /// suite runs in one process on 2 shared cores, and with it running alongside, 9.9 s was
+    /// seen for the 2 s bound (3.6 s alone); still well under the 30 s idle timeout, so only the
+    /// request timeout can have closed them. Without it they stay open (the check below).
+    static let slack: Duration = .seconds(10)
 
     /// The request timeout under test, and an idle timeout that cannot close the slow
     /// connections first (so the request timeout is what closes them).
@@ -37,7 +39,7 @@ struct SlowClientTests {
             let port = try #require(http.client.port)
             let slow = SlowConnections(port: port)
             try slow.open(headers: 300, bodies: 20)
-            let dribbling = Task.detached { await Socket.onThread { slow.dribble(for: .seconds(6)) } }
+            let dribbling = Task.detached { await Socket.onThread { slow.dribble(for: .seconds(16)) } }
             // Real requests while the slow ones are open: each answered, and soon.
             var slowest = Duration.zero
             let until = ContinuousClock.now + .seconds(4)
@@ -50,11 +52,13 @@ struct SlowClientTests {
                 slowest = max(slowest, ContinuousClock.now - start)
                 try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(slowest < .seconds(1), "a real request took \(slowest) while slow clients were connected")
+            // Under the bug every real request waited as long as the slow connections stayed; 5 s
+            // leaves room for the rest of the suite running in the same process.
+            #expect(slowest < .seconds(5), "a real request took \(slowest) while slow clients were connected")
             let lifetimes = await dribbling.value
             #expect(lifetimes.count == 320)
             let open = lifetimes.filter { $0 == nil }.count
-            #expect(open == 0, "\(open) slow connections still open after 6 s")
+            #expect(open == 0, "\(open) slow connections still open after 16 s")
             let longest = lifetimes.compactMap { $0 }.max() ?? .zero
             #expect(longest <= Self.requestTimeout + Self.slack, "a slow connection lived \(longest)")
         }
