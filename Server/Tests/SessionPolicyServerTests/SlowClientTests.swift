@@ -33,22 +33,28 @@ struct SlowClientTests {
         c.httpIdleTimeout = idleTimeout
     }
 
-    @Test("300 connections dribbling headers and 20 dribbling a body are closed within the bound; real requests answered meanwhile")
+    @Test("200 connections dribbling headers and 20 dribbling a body are closed within the bound; real requests answered meanwhile")
     func slowloris() async throws {
         try await TestServer.run(.sqlite, configure: Self.configure) { http in
             let port = try #require(http.client.port)
             let slow = SlowConnections(port: port)
-            try slow.open(headers: 300, bodies: 20)
+            try slow.open(headers: 200, bodies: 20)
             let dribbling = Task.detached { await Socket.onThread { slow.dribble(for: .seconds(16)) } }
             // Real requests while the slow ones are open: each answered, and soon.
             var slowest = Duration.zero
             let until = ContinuousClock.now + .seconds(4)
             while ContinuousClock.now < until {
                 let start = ContinuousClock.now
-                let reply = try await Socket.onThread {
+                // A failure is recorded, not thrown: the test goes on until the slow connections
+                // are closed, since a server torn down while connections wait to be accepted
+                // trips NIO's `Deinited NIOAsyncWriter without calling finish()` (seen once so).
+                let reply = await Socket.onThread {
                     Result { try BoundedHTTP(port: port, timeout: .seconds(10)).send("GET", "/v1/policies") }
-                }.get()
-                #expect(reply.status == 200)
+                }
+                switch reply {
+                case let .success(r): #expect(r.status == 200)
+                case let .failure(e): Issue.record("a real request failed while slow clients were connected: \(e)")
+                }
                 slowest = max(slowest, ContinuousClock.now - start)
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -56,7 +62,7 @@ struct SlowClientTests {
             // leaves room for the rest of the suite running in the same process.
             #expect(slowest < .seconds(5), "a real request took \(slowest) while slow clients were connected")
             let lifetimes = await dribbling.value
-            #expect(lifetimes.count == 320)
+            #expect(lifetimes.count == 220)
             let open = lifetimes.filter { $0 == nil }.count
             #expect(open == 0, "\(open) slow connections still open after 16 s")
             let longest = lifetimes.compactMap { $0 }.max() ?? .zero
