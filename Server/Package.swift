@@ -60,6 +60,7 @@ let package = Package(
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
                 .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -131,6 +131,39 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Detections allowed per device id per minute, and the burst, N/BURST [SESSIONPOLICY_DETECT_PER_DEVICE] (default: 10/5).")
     var detectPerDevice: String?
 
+    @Option(
+        help: """
+            Longest wait on the store for a connection, one statement or a lock, e.g. 5s; past it a request \
+            is answered 503 [SESSIONPOLICY_STORE_TIMEOUT] (default: 5s).
+            """)
+    var storeTimeout: String?
+
+    @Option(help: "Longest time to open one PostgreSQL connection, e.g. 5s [SESSIONPOLICY_STORE_CONNECT_TIMEOUT] (default: 5s).")
+    var storeConnectTimeout: String?
+
+    @Option(
+        help:
+            "GET /healthz answers 503 while a write has waited longer than this, e.g. 30s [SESSIONPOLICY_HEALTH_MAX_WRITE_WAIT] (default: 30s)."
+    )
+    var healthMaxWriteWait: String?
+
+    @Option(
+        help: """
+            Close a connection whose request is not answered this long after its first byte (slow headers or \
+            body), e.g. 30s [SESSIONPOLICY_HTTP_REQUEST_TIMEOUT] (default: 30s).
+            """)
+    var httpRequestTimeout: String?
+
+    @Option(help: "Close a connection idle this long between requests, e.g. 60s [SESSIONPOLICY_HTTP_IDLE_TIMEOUT] (default: 60s).")
+    var httpIdleTimeout: String?
+
+    @Option(
+        help: """
+            Most connections held open at once, lowered to what the open-file limit allows \
+            [SESSIONPOLICY_HTTP_MAX_CONNECTIONS] (default: 10000).
+            """)
+    var httpMaxConnections: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical [SESSIONPOLICY_LOG_LEVEL] (default: info).")
     var logLevel: String?
 
@@ -149,10 +182,14 @@ struct Serve: AsyncParsableCommand {
             ("service.es256.public.key.file", serviceEs256PublicKey), ("clock.skew", clockSkew),
             ("clock.max.delay", clockMaxDelay), ("signing.key.file", signingKey), ("machine.validity", machineValidity),
             ("decision.log.retention", decisionLogRetention), ("decision.log", decisionLog),
+            ("store.timeout", storeTimeout), ("store.connect.timeout", storeConnectTimeout),
+            ("health.max.write.wait", healthMaxWriteWait), ("http.request.timeout", httpRequestTimeout),
+            ("http.idle.timeout", httpIdleTimeout),
         ]
         for case let (key, value?) in strings { v[key] = .string(value) }
         let ints: [(String, Int?)] = [
             ("port", port), ("max.body", maxBody), ("max.batch.body", maxBatchBody), ("max.batch.items", maxBatchItems),
+            ("http.max.connections", httpMaxConnections),
         ]
         for case let (key, value?) in ints { v[key] = .int(value) }
         if let reloadInterval { v["reload.interval"] = .double(reloadInterval) }

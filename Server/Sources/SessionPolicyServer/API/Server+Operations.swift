@@ -1,26 +1,37 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import SessionPolicy
 
 /// Health, metrics and what serves.
 extension Server {
-    /// `GET /healthz`: 200 when the store answers and at least one policy serves (`status` is
-    /// `degraded` while the policy directory has a problem: a file that does not compile, a
-    /// second file with a name that serves, a policy kept serving without its file); else 503.
+    /// `GET /healthz`: 200 when the store answers, no session write has waited longer than
+    /// `health.max.write.wait`, and at least one policy serves (`status` is `degraded` while the
+    /// policy directory has a problem: a file that does not compile, a second file with a name
+    /// that serves, a policy kept serving without its file); else 503.
     func health(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<HealthReport> {
         let snapshot = policies.snapshot
+        // The writer first: the store's read below may itself wait up to `store.timeout`.
+        let wait = store.oldestWaitingWrite
         var storeOK = true
         do {
             _ = try await store.session(SessionKey(policy: "", user: "", device: ""))
         } catch {
             storeOK = false
-            metrics.storeError("health")
+            _ = storeFailed("health", error)
         }
-        let healthy = storeOK && !snapshot.policies.isEmpty
+        let writerOK = wait.map { $0 <= configuration.healthMaxWriteWait } ?? true
+        if !writerOK {
+            Logger(label: "sessionpolicy.store").error(
+                "a session write has waited too long",
+                metadata: ["waited": "\(wait?.display ?? "")", "bound": "\(configuration.healthMaxWriteWait.display)"])
+        }
+        let healthy = storeOK && writerOK && !snapshot.policies.isEmpty
         let report = HealthReport(
             status: !healthy ? "failing" : snapshot.problems.isEmpty ? "ok" : "degraded",
             store: .init(kind: store.kind, ok: storeOK),
+            writer: .init(ok: writerOK, oldestWaitSeconds: wait.map { Double($0.nanoseconds / 1_000_000) / 1000 } ?? 0),
             policies: snapshot.policies.keys.sorted(),
             problems: PoliciesReport.problems(snapshot))
         return EditedResponse(status: healthy ? .ok : .serviceUnavailable, response: report)
@@ -75,8 +86,18 @@ struct HealthReport: ResponseEncodable {
         var kind: String
         var ok: Bool
     }
+    /// The session writer: how long the oldest write not yet answered has waited (0: none).
+    struct Writer: Encodable {
+        var ok: Bool
+        var oldestWaitSeconds: Double
+        enum CodingKeys: String, CodingKey {
+            case ok
+            case oldestWaitSeconds = "oldest_wait_seconds"
+        }
+    }
     var status: String
     var store: Store
+    var writer: Writer
     var policies: [String]
     var problems: [PoliciesReport.Problem]
 }

@@ -83,16 +83,26 @@ struct Server: Sendable {
         return policy
     }
 
-    /// Runs a store operation, turning its failure into a 503 and counting it.
+    /// Runs a store operation, turning any failure of it into a 503 with a diagnostic, counted
+    /// in `sessionpolicy_store_errors_total` and logged at `error`. Only a request's own error
+    /// (an ``APIError``) passes through: whatever else a driver or pool throws is the store's,
+    /// never a 500 with an empty body.
     func stored<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as StoreError {
-            metrics.storeError(operation)
-            Logger(label: "sessionpolicy.store").error(
-                "store operation failed", metadata: ["operation": "\(operation)", "error": "\(error)"])
-            throw APIError.store(error)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw storeFailed(operation, error)
         }
+    }
+
+    /// Counts and logs a failed store operation; the 503 to answer.
+    func storeFailed(_ operation: String, _ error: any Error) -> APIError {
+        metrics.storeError(operation)
+        Logger(label: "sessionpolicy.store").error(
+            "store operation failed", metadata: ["operation": "\(operation)", "error": "\(error)"])
+        return APIError.store(error as? StoreError ?? StoreError("\(error)"))
     }
 
     /// Who sent a request: a user with a verified user token, or the back end with a verified

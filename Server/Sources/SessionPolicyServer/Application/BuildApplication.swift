@@ -1,5 +1,6 @@
 public import Foundation
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 import ServiceLifecycle
@@ -42,7 +43,8 @@ public func buildApplication(
     let serviceVerifier = try await TokenVerifier(
         hs256Secret: configuration.serviceHS256Secret, es256PublicKeyPEM: configuration.serviceES256PublicKeyPEM,
         issuer: configuration.tokenIssuer, audience: configuration.tokenAudience)
-    let store = try configuration.storage.makeStore(logger: logger)
+    let store = try configuration.storage.makeStore(
+        logger: logger, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout)
     let server = Server(
         configuration: configuration, policies: policies, store: store, verifier: verifier, serviceVerifier: serviceVerifier,
         metrics: metrics,
@@ -75,9 +77,16 @@ public func buildApplication(
         StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]
     if let service = store as? any Service { services.insert(service, at: 0) }
+    var limits = SlowClientLimits(
+        requestTimeout: configuration.httpRequestTimeout, idleTimeout: configuration.httpIdleTimeout,
+        maxConnections: configuration.httpMaxConnections)
+    limits.fitOpenFileLimit(logger: logger)
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sessionpolicy"),
+        server: limits.server(),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "sessionpolicy",
+            availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
         services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

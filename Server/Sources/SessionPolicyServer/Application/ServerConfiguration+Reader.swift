@@ -58,6 +58,12 @@ extension ServerConfiguration {
         Key(name: "ticket.lifetime", option: "--ticket-lifetime", isSecret: false),
         Key(name: "detect.per.client", option: "--detect-per-client", isSecret: false),
         Key(name: "detect.per.device", option: "--detect-per-device", isSecret: false),
+        Key(name: "store.timeout", option: "--store-timeout", isSecret: false),
+        Key(name: "store.connect.timeout", option: "--store-connect-timeout", isSecret: false),
+        Key(name: "health.max.write.wait", option: "--health-max-write-wait", isSecret: false),
+        Key(name: "http.request.timeout", option: "--http-request-timeout", isSecret: false),
+        Key(name: "http.idle.timeout", option: "--http-idle-timeout", isSecret: false),
+        Key(name: "http.max.connections", option: "--http-max-connections", isSecret: false),
         Key(name: "log.level", option: "--log-level", isSecret: false),
     ]
 
@@ -228,6 +234,12 @@ extension ServerConfiguration {
         }
         if let v = config.string(forKey: "detect.per.client") { detectPerClient = try Self.rate(v, "detect.per.client") }
         if let v = config.string(forKey: "detect.per.device") { detectPerDevice = try Self.rate(v, "detect.per.device") }
+        if let v = try positive("http.max.connections") { httpMaxConnections = v }
+        if let v = try span("store.timeout", allowZero: false) { storeTimeout = .seconds(v.seconds) }
+        if let v = try span("store.connect.timeout", allowZero: false) { storeConnectTimeout = .seconds(v.seconds) }
+        if let v = try span("health.max.write.wait", allowZero: false) { healthMaxWriteWait = .seconds(v.seconds) }
+        if let v = try span("http.request.timeout", allowZero: false) { httpRequestTimeout = .seconds(v.seconds) }
+        if let v = try span("http.idle.timeout", allowZero: false) { httpIdleTimeout = .seconds(v.seconds) }
         if let v = config.string(forKey: "log.level") { logLevel = v }
     }
 

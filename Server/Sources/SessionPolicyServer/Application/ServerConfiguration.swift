@@ -72,6 +72,23 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// The longest the server waits on the store for one thing: a connection from the pool, one
+    /// statement (PostgreSQL's `statement_timeout` too), SQLite's lock (its busy timeout). A
+    /// request whose wait passes it is answered 503 `store-unavailable`.
+    public var storeTimeout: Duration = .seconds(5)
+    /// The longest opening one PostgreSQL connection may take (TCP, TLS, authentication).
+    public var storeConnectTimeout: Duration = .seconds(5)
+    /// `/healthz` answers 503 while a stateful write has waited longer than this (a wedged writer).
+    public var healthMaxWriteWait: Duration = .seconds(30)
+    /// A connection is closed when a request has not been answered this long after its first
+    /// byte arrived: headers or a body that come too slowly (a slowloris) end here.
+    public var httpRequestTimeout: Duration = .seconds(30)
+    /// A connection with no request under way is closed after this long (idle keep-alive).
+    public var httpIdleTimeout: Duration = .seconds(60)
+    /// The most connections the server holds open at once; past it, new ones wait in the
+    /// listen backlog. Lowered at start to what the open-file limit allows.
+    public var httpMaxConnections = 10_000
+
     /// The log level `policyctl serve` logs at (`trace` ... `critical`); the library itself takes
     /// the embedder's `Logger` and does not read it.
     public var logLevel = "info"

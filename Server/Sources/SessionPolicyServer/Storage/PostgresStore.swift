@@ -20,8 +20,10 @@ public import SessionPolicy
 /// runs in the application's service group.
 public final class PostgresStore: SessionStore, Service {
     public let kind = "postgres"
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
+    /// The bound of every wait on the database (`store.timeout`).
+    let timeout: Duration
     /// The last row this server read or wrote of each session: its value and its text as stored.
     private let cache = NIOLockedValueBox([SessionKey: Remembered]())
     /// Most sessions remembered (about 1 KB each); past it, one is forgotten for each new one.
@@ -37,11 +39,23 @@ public final class PostgresStore: SessionStore, Service {
     /// Most writes in one group (one statement's arrays).
     static let maxGroupSize = 512
 
-    /// Creates a store for `configuration`; queries wait until ``run()`` runs the pool.
-    public init(configuration: PostgresClient.Configuration, logger: Logger) {
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    /// Creates a store for `configuration`; queries wait until ``run()`` runs the pool. Every
+    /// wait on the database (a connection from the pool, the statements of one operation) is
+    /// bounded by `timeout`: past it the operation fails with a ``StoreError`` and the connection
+    /// it held is closed. The driver's connection failures are logged at `error`.
+    public init(configuration: PostgresClient.Configuration, timeout: Duration = .seconds(5), logger: Logger) {
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: Self.driverLogger(logger))
         self.logger = logger
+        self.timeout = timeout
     }
+
+    /// How long the oldest write not yet answered has waited (nil: none waits).
+    public var oldestWaitingWrite: Duration? {
+        pending.withLockedValue { p in p.oldest.map { ContinuousClock.now - $0 } }
+    }
+
+    /// A migration may take longer than one request's statement (`SET LOCAL` in ``prepare()``).
+    static let migrationTimeout: Duration = .seconds(300)
 
     /// Runs the connection pool until the task is cancelled or the service group shuts down.
     public func run() async throws {
@@ -51,7 +65,9 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func prepare() async throws {
-        try await transaction { conn in
+        try await transaction(Self.migrationTimeout + .seconds(5)) { conn in
+            // The server's sessions have `statement_timeout` = `store.timeout`; a migration may take longer.
+            try await conn.query("SET LOCAL statement_timeout = '300s'", logger: self.logger)
             // One server migrates at a time; the others wait here, then find nothing to do.
             try await conn.query("SELECT pg_advisory_xact_lock(7355608)", logger: self.logger)
             try await conn.query(
@@ -74,8 +90,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func session(_ key: SessionKey) async throws -> StoredSession? {
-        try await wrap {
-            let rows = try await self.client.query(
+        try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 SELECT state, revision, updated_at FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
@@ -112,8 +128,8 @@ public final class PostgresStore: SessionStore, Service {
     /// The session as this server last saw it, or as stored now when it has not seen it.
     private func remembered(_ key: SessionKey) async throws -> Remembered? {
         if let entry = cache.withLockedValue({ $0[key] }) { return entry }
-        let entry = try await wrap { () -> Remembered? in
-            let rows = try await self.client.query(
+        let entry = try await bounded { conn -> Remembered? in
+            let rows = try await conn.query(
                 """
                 SELECT state, revision, updated_at, COALESCE(last_decision, 0) FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) AND state IS NOT NULL
@@ -145,7 +161,7 @@ public final class PostgresStore: SessionStore, Service {
             let write = PendingWrite(
                 key: key, state: text, revision: stored.revision, updatedAt: stored.updatedAt.millisecondsSinceEpoch,
                 oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", oldLastDecision: old?.lastDecision ?? 0,
-                record: record, continuation: continuation)
+                record: record, enqueued: .now, continuation: continuation)
             let group = pending.withLockedValue { p -> [PendingWrite]? in
                 p.items.append(write)
                 guard p.inFlight < Self.maxGroupsInFlight else { return nil }
@@ -158,18 +174,18 @@ public final class PostgresStore: SessionStore, Service {
 
     /// Writes `group`, then each group that waited meanwhile, until none waits.
     private func commitGroups(_ first: [PendingWrite]) async {
-        var group = first
-        while true {
+        var next: [PendingWrite]? = first
+        while let group = next {
             do {
-                let written = try await wrap { () -> [Int64: Int64] in
+                let written = try await bounded { conn -> [Int64: Int64] in
                     var written: [Int64: Int64] = [:]
                     if group.contains(where: { $0.record != nil }) {
                         let statement = GroupWrite(group)
-                        for try await (n, id) in try await self.client.execute(statement, logger: self.logger) { written[n] = id }
+                        for try await (n, id) in try await conn.execute(statement, logger: self.logger) { written[n] = id }
                     } else {
                         // No decision to log (`--decision-log-retention 0`): the sessions alone.
                         let statement = SessionGroupWrite(group)
-                        for try await n in try await self.client.execute(statement, logger: self.logger) { written[n] = 0 }
+                        for try await n in try await conn.execute(statement, logger: self.logger) { written[n] = 0 }
                     }
                     return written
                 }
@@ -181,13 +197,12 @@ public final class PostgresStore: SessionStore, Service {
                 // The group's statement failed: none of it is stored, and nothing acknowledged.
                 for item in group { item.continuation.resume(throwing: error) }
             }
-            let next = pending.withLockedValue { p -> [PendingWrite]? in
+            next = pending.withLockedValue { p -> [PendingWrite]? in
+                p.groupDone()
                 let next = p.takeGroup(limit: Self.maxGroupSize)
                 if next == nil { p.inFlight -= 1 }
                 return next
             }
-            guard let next else { return }
-            group = next
         }
     }
 
@@ -266,10 +281,10 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
-        try await wrap {
+        try await bounded { conn in
             // The sessions the query names, each with its newest record; then each session's
             // chain, newest first (a recursive walk along `previous`), and the newest `limit`.
-            let heads = try await self.client.query(
+            let heads = try await conn.query(
                 """
                 SELECT last_decision FROM sessions
                 WHERE user_id = \(query.user) AND last_decision IS NOT NULL
@@ -281,7 +296,7 @@ public final class PostgresStore: SessionStore, Service {
             let before = query.before ?? Int64.max
             var out: [DecisionRecord] = []
             for head in ids {
-                let rows = try await self.client.query(
+                let rows = try await conn.query(
                     """
                     WITH RECURSIVE chain(id, taken) AS (
                       SELECT \(head)::int8, CASE WHEN \(head)::int8 < \(before)::int8 THEN 1 ELSE 0 END
@@ -314,8 +329,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int {
-        try await wrap {
-            let rows = try await self.client.query(
+        try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 DELETE FROM decisions WHERE id IN (
                   SELECT id FROM decisions WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time LIMIT \(limit))
@@ -328,8 +343,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func sessions(policy: String, user: String) async throws -> [(device: String, session: StoredSession)] {
-        try await wrap {
-            let rows = try await self.client.query(
+        try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 SELECT device_id, state, revision, updated_at FROM sessions
                 WHERE policy = \(policy) AND user_id = \(user) AND state IS NOT NULL ORDER BY device_id
@@ -374,10 +389,10 @@ public final class PostgresStore: SessionStore, Service {
     ) async throws -> [(
         key: SessionKey, session: StoredSession
     )] {
-        try await wrap {
+        try await bounded { conn in
             let user = after?.user ?? ""
             let device = after?.device ?? ""
-            let rows = try await self.client.query(
+            let rows = try await conn.query(
                 """
                 SELECT user_id, device_id, state, revision, updated_at FROM sessions
                 WHERE policy = \(policy) AND state IS NOT NULL AND (user_id, device_id) > (\(user), \(device))
@@ -399,8 +414,8 @@ public final class PostgresStore: SessionStore, Service {
 
     public func deleteSession(_ key: SessionKey) async throws -> Bool {
         forget(key)
-        return try await wrap {
-            let rows = try await self.client.query(
+        return try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 DELETE FROM sessions WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 RETURNING state
@@ -413,8 +428,8 @@ public final class PostgresStore: SessionStore, Service {
 
     public func putDeviceSession(_ s: DeviceSession) async throws {
         let data = try StoredJSON.encode(s)
-        _ = try await wrap {
-            try await self.client.query(
+        _ = try await bounded { conn in
+            try await conn.query(
                 """
                 INSERT INTO device_sessions (pool, device_id, app_id, user_id, data, created_at, expires_at)
                 VALUES (\(s.pool), \(s.device), \(s.app), \(s.user), \(data), \(s.createdAt.millisecondsSinceEpoch),
@@ -427,8 +442,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deviceSessions(pool: String, device: String, now: Timestamp) async throws -> [DeviceSession] {
-        let texts = try await wrap {
-            let rows = try await self.client.query(
+        let texts = try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 SELECT data FROM device_sessions WHERE pool = \(pool) AND device_id = \(device)
                 AND expires_at >= \(now.millisecondsSinceEpoch) ORDER BY created_at, app_id
@@ -441,8 +456,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func deleteDeviceSessions(pool: String?, device: String, user: String, app: String?) async throws -> Int {
-        try await wrap {
-            let rows = try await self.client.query(
+        try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 DELETE FROM device_sessions WHERE device_id = \(device) AND user_id = \(user)
                 AND (\(pool)::text IS NULL OR pool = \(pool)) AND (\(app)::text IS NULL OR app_id = \(app))
@@ -456,8 +471,8 @@ public final class PostgresStore: SessionStore, Service {
 
     public func putTicket(hash: String, grant: TicketGrant) async throws {
         let data = try StoredJSON.encode(grant)
-        _ = try await wrap {
-            try await self.client.query(
+        _ = try await bounded { conn in
+            try await conn.query(
                 """
                 INSERT INTO tickets (hash, pool, data, expires_at)
                 VALUES (\(hash), \(grant.pool), \(data), \(grant.expiresAt.millisecondsSinceEpoch))
@@ -466,9 +481,9 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func takeTicket(hash: String, pool: String, now: Timestamp) async throws -> TicketGrant? {
-        let data = try await wrap {
+        let data = try await bounded { conn in
             // DELETE ... RETURNING: of two servers taking one ticket, exactly one gets the row.
-            let rows = try await self.client.query(
+            let rows = try await conn.query(
                 "DELETE FROM tickets WHERE hash = \(hash) AND pool = \(pool) RETURNING data, expires_at", logger: self.logger)
             var out: String?
             for try await (d, expires) in rows.decode((String, Int64).self) where expires >= now.millisecondsSinceEpoch {
@@ -519,173 +534,4 @@ public final class PostgresStore: SessionStore, Service {
         }
         return out
     }
-
-    private func wrap<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as PSQLError {
-            throw StoreError("PostgreSQL: \(String(reflecting: error))")
-        }
-    }
-
-    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { conn in try await body(conn) }
-        } catch let error as PostgresTransactionError {
-            // The caller's own error (an invalid event) passes through; database failures do not.
-            if let inner = error.closureError, !(inner is PSQLError) { throw inner }
-            throw StoreError("PostgreSQL: \(String(reflecting: error))")
-        } catch let error as PSQLError {
-            throw StoreError("PostgreSQL: \(String(reflecting: error))")
-        }
-    }
-}
-
-/// Conditional writes waiting for a group.
-private struct PendingWrites {
-    var items: [PendingWrite] = []
-    /// Groups being written.
-    var inFlight = 0
-
-    /// Up to `limit` waiting writes, at most one per session (a second write of a session waits
-    /// for the next group, so that it meets the row the first one wrote); nil when none waits.
-    mutating func takeGroup(limit: Int) -> [PendingWrite]? {
-        guard !items.isEmpty else { return nil }
-        var group: [PendingWrite] = []
-        var keys = Set<SessionKey>()
-        var rest: [PendingWrite] = []
-        for item in items {
-            if group.count < limit, keys.insert(item.key).inserted { group.append(item) } else { rest.append(item) }
-        }
-        items = rest
-        return group
-    }
-}
-
-/// One session's conditional write: `state` at `revision` if the row is at `oldRevision` with
-/// `oldState` (no row when `oldRevision` is 0).
-private struct PendingWrite: Sendable {
-    var key: SessionKey
-    var state: String
-    var revision: Int64
-    var updatedAt: Int64
-    var oldRevision: Int64
-    var oldState: String
-    /// The id of the session's newest decision record as read (0: none).
-    var oldLastDecision: Int64
-    /// The decision to log with the write, if any.
-    var record: DecisionRecord?
-    /// Whether it was written, and the new record's id, false when the row has changed.
-    var continuation: CheckedContinuation<(Bool, Int64?), any Error>
-}
-
-/// A group of conditional writes as one statement, prepared once per connection (PostgreSQL
-/// parses and plans it once). Its rows number the writes (from 1) that matched: an update of a
-/// row still at its old revision and state, or the insert of a session's first row.
-private struct GroupWrite: PostgresPreparedStatement {
-    static let sql = """
-        WITH input AS (
-          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[],
-            $9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[], $17::text[],
-            $18::int8[])
-            WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state,
-              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, n)
-        ), ids AS MATERIALIZED (
-          SELECT n, CASE WHEN digest <> '' THEN nextval(pg_get_serial_sequence('decisions', 'id')) END AS decision_id FROM input
-        ), updated AS (
-          UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at,
-            last_decision = COALESCE(x.decision_id, s.last_decision)
-          FROM input i JOIN ids x ON x.n = i.n
-          WHERE i.old_revision > 0 AND s.policy = i.policy AND s.user_id = i.user_id AND s.device_id = i.device_id
-            AND s.revision = i.old_revision AND s.state = i.old_state
-          RETURNING i.n
-        ), inserted AS (
-          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at, last_decision)
-          SELECT i.policy, i.user_id, i.device_id, i.state, i.revision, i.updated_at, x.decision_id
-          FROM input i JOIN ids x ON x.n = i.n WHERE i.old_revision = 0
-          ON CONFLICT DO NOTHING
-          RETURNING policy, user_id, device_id
-        ), written AS (
-          SELECT n FROM updated
-          UNION ALL
-          SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
-        ), logged AS (
-          INSERT INTO decisions (id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-            decision, reason, notices, transition, state, previous)
-          SELECT x.decision_id, i.policy, i.digest, i.user_id, i.device_id, i.revision, i.event_time, i.updated_at, i.event,
-            NULLIF(i.network, ''), NULLIF(i.decision, ''), i.reason, i.notices, i.transition, i.machine_state,
-            NULLIF(i.old_last, 0)
-          FROM written w JOIN input i ON i.n = w.n JOIN ids x ON x.n = w.n
-          WHERE i.digest <> ''
-        )
-        SELECT w.n, COALESCE(x.decision_id, 0) FROM written w JOIN ids x ON x.n = w.n
-        """
-    typealias Row = (Int64, Int64)
-    var writes: [PendingWrite]
-
-    init(_ writes: [PendingWrite]) { self.writes = writes }
-
-    func makeBindings() throws -> PostgresBindings {
-        var b = SessionGroupWrite.sessionColumns(writes, capacity: 18)
-        b.append(writes.map { $0.record?.digest ?? "" })
-        b.append(writes.map { $0.record?.eventTime.millisecondsSinceEpoch ?? 0 })
-        b.append(writes.map { $0.record?.event ?? "" })
-        b.append(writes.map { $0.record?.network ?? "" })
-        b.append(writes.map { $0.record?.decision ?? "" })
-        b.append(writes.map { $0.record?.reason ?? "" })
-        b.append(writes.map { $0.record?.notices.joined(separator: ",") ?? "" })
-        b.append(writes.map { Int32(clamping: $0.record?.transition ?? 0) })
-        b.append(writes.map { $0.record?.state ?? "" })
-        b.append(writes.map(\.oldLastDecision))
-        return b
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> (Int64, Int64) { try row.decode((Int64, Int64).self) }
-}
-
-/// ``GroupWrite`` without the decision log: the conditional writes of a group's sessions, one
-/// statement; it returns the number (from 1) of each write that matched its row.
-private struct SessionGroupWrite: PostgresPreparedStatement {
-    static let sql = """
-        WITH input AS (
-          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[])
-            WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state, n)
-        ), updated AS (
-          UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at
-          FROM input i
-          WHERE i.old_revision > 0 AND s.policy = i.policy AND s.user_id = i.user_id AND s.device_id = i.device_id
-            AND s.revision = i.old_revision AND s.state = i.old_state
-          RETURNING i.n
-        ), inserted AS (
-          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at)
-          SELECT policy, user_id, device_id, state, revision, updated_at FROM input WHERE old_revision = 0
-          ON CONFLICT DO NOTHING
-          RETURNING policy, user_id, device_id
-        )
-        SELECT n FROM updated
-        UNION ALL
-        SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
-        """
-    typealias Row = Int64
-    var writes: [PendingWrite]
-
-    init(_ writes: [PendingWrite]) { self.writes = writes }
-
-    func makeBindings() throws -> PostgresBindings { Self.sessionColumns(writes, capacity: 8) }
-
-    /// The eight session columns both group statements start with ($1 ... $8).
-    static func sessionColumns(_ writes: [PendingWrite], capacity: Int) -> PostgresBindings {
-        var b = PostgresBindings(capacity: capacity)
-        b.append(writes.map(\.key.policy))
-        b.append(writes.map(\.key.user))
-        b.append(writes.map(\.key.device))
-        b.append(writes.map(\.state))
-        b.append(writes.map(\.revision))
-        b.append(writes.map(\.updatedAt))
-        b.append(writes.map(\.oldRevision))
-        b.append(writes.map(\.oldState))
-        return b
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
 }

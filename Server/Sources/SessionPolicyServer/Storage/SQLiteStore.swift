@@ -19,6 +19,8 @@ public final class SQLiteStore: SessionStore {
     private struct PendingUpdates {
         var items: [PendingUpdate] = []
         var flushing = false
+        /// When the oldest update of the group being committed arrived.
+        var groupSince: ContinuousClock.Instant?
     }
 
     private struct PendingUpdate: Sendable {
@@ -27,18 +29,29 @@ public final class SQLiteStore: SessionStore {
         var update: @Sendable (StoredSession?) throws -> (SessionState, any Sendable)
         var log: (@Sendable (any Sendable) -> DecisionRecord?)?
         var continuation: CheckedContinuation<(StoredSession, any Sendable), any Error>
+        /// When it arrived (`/healthz` reports the oldest waiting).
+        var enqueued: ContinuousClock.Instant
+    }
+
+    /// How long the oldest update not yet answered has waited (nil: none waits).
+    public var oldestWaitingWrite: Duration? {
+        pending.withLockedValue { p in
+            [p.groupSince, p.items.first?.enqueued].compactMap { $0 }.min().map { ContinuousClock.now - $0 }
+        }
     }
     /// The database file.
     public let path: String
 
     /// Opens (creating if needed) the database at `path`; with `readOnly`, opens an existing
-    /// database and never writes to it.
-    public init(path: String, readOnly: Bool = false) throws {
+    /// database and never writes to it. A statement waits at most `busyTimeout` for another
+    /// connection's lock (SQLite's busy timeout: `store.timeout`).
+    public init(path: String, readOnly: Bool = false, busyTimeout: Duration = .seconds(5)) throws {
+        let busySeconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
         self.path = path
         var config = Configuration()
         config.readonly = readOnly
         if !readOnly { config.journalMode = .wal }
-        config.busyMode = .timeout(5)
+        config.busyMode = .timeout(busySeconds)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
@@ -74,7 +87,7 @@ public final class SQLiteStore: SessionStore {
         let erased: (@Sendable (any Sendable) -> DecisionRecord?)? = log.map { log in { @Sendable result in log(result as! R) } }
         let (stored, result) = try await withCheckedThrowingContinuation { continuation in
             let item = PendingUpdate(
-                key: key, now: now, update: { old in try update(old) }, log: erased, continuation: continuation)
+                key: key, now: now, update: { old in try update(old) }, log: erased, continuation: continuation, enqueued: .now)
             let startFlushing = pending.withLockedValue { p -> Bool in
                 p.items.append(item)
                 if p.flushing { return false }
@@ -92,6 +105,7 @@ public final class SQLiteStore: SessionStore {
     private func commitGroup(_ db: Database) {
         let group = pending.withLockedValue { p -> [PendingUpdate] in
             defer { p.items = [] }
+            p.groupSince = p.items.first?.enqueued
             return p.items
         }
         var results: [Result<(StoredSession, any Sendable), any Error>] = []
@@ -132,6 +146,7 @@ public final class SQLiteStore: SessionStore {
             for item in group { item.continuation.resume(throwing: failure) }
         }
         let more = pending.withLockedValue { p -> Bool in
+            p.groupSince = nil
             if p.items.isEmpty { p.flushing = false }
             return p.flushing
         }

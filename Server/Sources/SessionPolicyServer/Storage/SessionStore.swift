@@ -185,6 +185,10 @@ public protocol SessionStore: Sendable {
 
     /// Releases connections. The store is unusable afterwards.
     func close() async
+
+    /// How long the oldest session write not yet answered has waited; nil when none waits.
+    /// `/healthz` reports it, and fails past `health.max.write.wait` (a wedged writer).
+    var oldestWaitingWrite: Duration? { get }
 }
 
 /// A storage failure, reported as `store-unavailable` (503) and counted in `/metrics`.
@@ -196,6 +200,9 @@ public struct StoreError: Error, CustomStringConvertible {
 }
 
 extension SessionStore {
+    /// A store without a queue of writes reports none waiting.
+    public var oldestWaitingWrite: Duration? { nil }
+
     /// `updateSession(_:now:log:_:)` without a decision record.
     public func updateSession<R: Sendable>(
         _ key: SessionKey, now: Timestamp, _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)

@@ -57,18 +57,44 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Opens the store this URL names (not yet prepared); with `readOnly`, an SQLite file must
-    /// exist and is never written (a PostgreSQL store writes only when asked to).
-    public func makeStore(logger: Logger, readOnly: Bool = false) throws -> any SessionStore {
+    /// exist and is never written (a PostgreSQL store writes only when asked to). `timeout` bounds
+    /// every wait on the store (`store.timeout`), `connectTimeout` the opening of one PostgreSQL
+    /// connection (`store.connect.timeout`).
+    public func makeStore(
+        logger: Logger, readOnly: Bool = false, timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5)
+    ) throws -> any SessionStore {
         switch self {
         case let .sqlite(path):
-            return try SQLiteStore(path: path, readOnly: readOnly)
+            return try SQLiteStore(path: path, readOnly: readOnly, busyTimeout: timeout)
         case let .postgres(host, port, user, password, database, tls):
             var config = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls ? .require(.makeClientConfiguration()) : .disable)
             config.options.maximumConnections = 16
-            return PostgresStore(configuration: config, logger: logger)
+            config.options.connectTimeout = connectTimeout
+            config.options.additionalStartupParameters = Self.sessionSettings(timeout: timeout)
+            // No keep-alive query: a `SELECT 1` on a connection whose database went silent would
+            // wait without bound and hold the connection; every statement is bounded instead, and
+            // a connection that passes the bound is closed (`PostgresStore.bounded`).
+            config.options.keepAliveBehavior = nil
+            return PostgresStore(configuration: config, timeout: timeout, logger: logger)
         }
+    }
+
+    /// The settings of the server's PostgreSQL sessions, sent when each connection opens: the
+    /// database ends a statement that runs past `timeout` (and a transaction left idle past
+    /// twice that), and probes an idle client's TCP connection (keepalive after 10 s, every 5 s,
+    /// 3 probes), so a connection to a vanished client frees its locks.
+    static func sessionSettings(timeout: Duration) -> [(String, String)] {
+        let ms = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return [
+            ("application_name", "sessionpolicy"),
+            ("statement_timeout", "\(ms)"),
+            ("idle_in_transaction_session_timeout", "\(2 * ms)"),
+            ("tcp_keepalives_idle", "10"),
+            ("tcp_keepalives_interval", "5"),
+            ("tcp_keepalives_count", "3"),
+        ]
     }
 
     /// The URL with its password hidden, for messages and logs.
