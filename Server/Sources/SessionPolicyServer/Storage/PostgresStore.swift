@@ -364,8 +364,8 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     public func sessions(user: String) async throws -> [(key: SessionKey, session: StoredSession)] {
-        try await wrap {
-            let rows = try await self.client.query(
+        try await bounded { conn in
+            let rows = try await conn.query(
                 """
                 SELECT policy, device_id, state, revision, updated_at FROM sessions
                 WHERE user_id = \(user) AND state IS NOT NULL ORDER BY policy, device_id
