@@ -30,159 +30,216 @@ public enum EnvelopeReader {
         file: String = "envelope"
     ) -> Result<SignedMachine, DiagnosticError> {
         let raw = [UInt8](bytes)
-        func at(_ offset: Int) -> SourceLocation {
-            let before = raw[..<min(offset, raw.count)]
+        do {
+            let segments = try Segments(raw)
+            let kid = try checkHeader(segments)
+            try checkSignature(segments, raw: raw, kid: kid, keys: keys)
+            let payload = try Payload(segments)
+            try checkPolicyAndValidity(payload, policy: policy, now: now, tolerance: tolerance, at: segments.payloadAt)
+            let machine = try checkMachine(payload, file: file, at: segments.payloadAt)
+            return .success(
+                SignedMachine(
+                    policy: payload.name, serial: payload.serial, issuedAt: Timestamp(millisecondsSinceEpoch: payload.issued),
+                    expiresAt: Timestamp(millisecondsSinceEpoch: payload.expires), digest: payload.digest, keyID: kid,
+                    machine: machine, envelope: bytes))
+        } catch {
+            let before = raw[..<min(error.offset, raw.count)]
             let line = before.count(where: { $0 == 0x0A }) + 1
-            let column = offset - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
-            return SourceLocation(file: file, line: line, column: column)
+            let column = error.offset - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+            let location = SourceLocation(file: file, line: line, column: column)
+            return .failure(DiagnosticError([.error(error.code, error.message, at: location, help: error.help)]))
         }
-        func refuse(_ code: DiagnosticCode, _ message: String, _ offset: Int = 0, help: String) -> Result<SignedMachine, DiagnosticError> {
-            .failure(DiagnosticError([.error(code, message, at: at(offset), help: help)]))
-        }
-        let fromSigner = "the envelope is not one that `policyctl sign` or `policyctl serve` writes; fetch it again, or sign it again"
+    }
 
-        // 1. Size.
-        if raw.count > maxBytes {
-            return refuse(
-                .envelopeTooLarge, "the envelope is \(raw.count) bytes, more than the limit of \(maxBytes) bytes",
-                help: "a machine document is at most 1 MiB, and its envelope under 4 MiB; this is not an envelope")
+    /// The first check that failed: its code, message, hint, and the byte offset it points at.
+    struct Refusal: Error {
+        var code: DiagnosticCode
+        var message: String
+        var offset: Int
+        var help: String
+
+        init(_ code: DiagnosticCode, _ message: String, _ offset: Int = 0, help: String) {
+            (self.code, self.message, self.offset, self.help) = (code, message, offset, help)
         }
-        // 2. Three base64url segments.
-        var start = 0
-        var end = raw.count
-        let space: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
-        while start < end, space.contains(raw[start]) { start += 1 }
-        while end > start, space.contains(raw[end - 1]) { end -= 1 }
-        let parts = raw[start..<end].split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            return refuse(
-                .envelopeMalformed,
-                "an envelope is three base64url segments separated by `.`; this has \(min(parts.count, 4) == 4 ? "more than 3" : String(parts.count))",
-                start, help: "the envelope may be truncated; \(fromSigner)")
-        }
-        let names = ["header", "payload", "signature"]
+    }
+
+    static let fromSigner = "the envelope is not one that `policyctl sign` or `policyctl serve` writes; fetch it again, or sign it again"
+
+    /// Checks 1 and 2: the size, and three base64url segments, decoded.
+    struct Segments {
+        /// Each segment's bytes in the envelope (offsets into it), and decoded.
+        var ranges: [Range<Int>] = []
         var decoded: [[UInt8]] = []
-        for (i, part) in parts.enumerated() {
-            if i < 2, part.isEmpty {
-                return refuse(.envelopeMalformed, "the envelope's \(names[i]) segment is empty", part.startIndex, help: fromSigner)
+        var headerAt: Int { ranges[0].lowerBound }
+        var payloadAt: Int { ranges[1].lowerBound }
+        var signatureAt: Int { ranges[2].lowerBound }
+
+        init(_ raw: [UInt8]) throws(Refusal) {
+            if raw.count > maxBytes {
+                throw Refusal(
+                    .envelopeTooLarge, "the envelope is \(raw.count) bytes, more than the limit of \(maxBytes) bytes",
+                    help: "a machine document is at most 1 MiB, and its envelope under 4 MiB; this is not an envelope")
             }
-            guard let bytes = Base64URL.decode(part) else {
-                return refuse(
-                    .envelopeMalformed, "the envelope's \(names[i]) segment is not base64url (RFC 4648 §5, without `=` padding)",
-                    part.startIndex, help: fromSigner)
+            var start = 0
+            var end = raw.count
+            let space: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
+            while start < end, space.contains(raw[start]) { start += 1 }
+            while end > start, space.contains(raw[end - 1]) { end -= 1 }
+            let parts = raw[start..<end].split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 3 else {
+                throw Refusal(
+                    .envelopeMalformed,
+                    "an envelope is three base64url segments separated by `.`; this has \(min(parts.count, 4) == 4 ? "more than 3" : String(parts.count))",
+                    start, help: "the envelope may be truncated; \(fromSigner)")
             }
-            decoded.append(bytes)
+            let names = ["header", "payload", "signature"]
+            for (i, part) in parts.enumerated() {
+                if i < 2, part.isEmpty {
+                    throw Refusal(.envelopeMalformed, "the envelope's \(names[i]) segment is empty", part.startIndex, help: fromSigner)
+                }
+                guard let bytes = Base64URL.decode(part) else {
+                    throw Refusal(
+                        .envelopeMalformed, "the envelope's \(names[i]) segment is not base64url (RFC 4648 §5, without `=` padding)",
+                        part.startIndex, help: fromSigner)
+                }
+                ranges.append(part.startIndex..<part.endIndex)
+                decoded.append(bytes)
+            }
         }
-        // 3. The header.
-        let headerAt = parts[0].startIndex
-        guard let header = object(decoded[0]), let alg = string(header["alg"]), let kid = string(header["kid"]),
+    }
+
+    /// Checks 3, 4 and 5: the header, its type and its algorithm. Returns the key id.
+    static func checkHeader(_ segments: Segments) throws(Refusal) -> String {
+        let headerAt = segments.headerAt
+        guard let header = object(segments.decoded[0]), let alg = string(header["alg"]), let kid = string(header["kid"]),
             let typ = string(header["typ"]), header.count == 3
         else {
-            return refuse(
+            throw Refusal(
                 .envelopeMalformed, "the envelope's header is not a JSON object of exactly the strings `alg`, `kid` and `typ`",
                 headerAt, help: fromSigner)
         }
-        // 4, 5. The type and the algorithm.
         if !typ.utf8.elementsEqual(type.utf8) {
-            return refuse(
+            throw Refusal(
                 .unsupportedEnvelope, "the envelope's `typ` is `\(typ)`, not `\(type)`", headerAt,
                 help: "this runtime reads signed machines of `\(format)`; a newer envelope needs a newer runtime")
         }
         if !alg.utf8.elementsEqual(algorithm.utf8) {
-            return refuse(
+            throw Refusal(
                 .unsupportedAlgorithm, "the envelope's `alg` is `\(alg)`: only `\(algorithm)` is accepted", headerAt,
                 help: "signed machines are signed with ECDSA on P-256 (ES256) and nothing else, `none` least of all")
         }
-        // 6, 7, 8. The signature, with a pinned key.
-        let signatureAt = parts[2].startIndex
-        if decoded[2].isEmpty {
-            return refuse(
-                .signatureMissing, "the envelope carries no signature", signatureAt,
+        return kid
+    }
+
+    /// Checks 6, 7 and 8: a signature, by a pinned key, that verifies.
+    static func checkSignature(_ segments: Segments, raw: [UInt8], kid: String, keys: [TrustedKey]) throws(Refusal) {
+        let signature = segments.decoded[2]
+        if signature.isEmpty {
+            throw Refusal(
+                .signatureMissing, "the envelope carries no signature", segments.signatureAt,
                 help: "an updater installs only signed machines; the signature may have been stripped on the way")
         }
         guard let key = keys.first(where: { $0.id.utf8.elementsEqual(kid.utf8) }) else {
-            return refuse(
-                .unpinnedKey, "the envelope is signed with key `\(kid)`, which is not pinned", headerAt,
+            throw Refusal(
+                .unpinnedKey, "the envelope is signed with key `\(kid)`, which is not pinned", segments.headerAt,
                 help: "pinned: \(keys.map { "`\($0.id)`" }.joined(separator: ", ")); pin the signer's public key, or sign with a pinned key"
             )
         }
-        let signed = raw[parts[0].startIndex..<parts[1].endIndex]
-        guard decoded[2].count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: decoded[2]),
-            key.key.isValidSignature(signature, for: Data(signed))
+        let signed = raw[segments.ranges[0].lowerBound..<segments.ranges[1].upperBound]
+        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.key.isValidSignature(ecdsa, for: Data(signed))
         else {
-            return refuse(
-                .badSignature, "the envelope's signature does not verify with key `\(kid)`", signatureAt,
+            throw Refusal(
+                .badSignature, "the envelope's signature does not verify with key `\(kid)`", segments.signatureAt,
                 help: "the envelope was changed after it was signed, or signed with another key under this key's id")
         }
-        // 9, 10, 11. The payload.
-        let payloadAt = parts[1].startIndex
-        guard let payload = object(decoded[1]), let format = string(payload["format"]) else {
-            return refuse(
-                .envelopeMalformed, "the envelope's payload is not a JSON object with a string `format`", payloadAt, help: fromSigner)
+    }
+
+    /// Checks 9, 10 and 11: the payload, its format, and its seven members.
+    struct Payload {
+        var name: String
+        var serial: Int64
+        var issued: Int64
+        var expires: Int64
+        var digest: String
+        var document: String
+
+        init(_ segments: Segments) throws(Refusal) {
+            let payloadAt = segments.payloadAt
+            guard let payload = object(segments.decoded[1]), let format = string(payload["format"]) else {
+                throw Refusal(
+                    .envelopeMalformed, "the envelope's payload is not a JSON object with a string `format`", payloadAt, help: fromSigner)
+            }
+            if !format.utf8.elementsEqual(EnvelopeReader.format.utf8) {
+                throw Refusal(
+                    .unsupportedEnvelope, "the envelope's `format` is `\(format)`, not `\(EnvelopeReader.format)`", payloadAt,
+                    help: "this runtime reads `\(EnvelopeReader.format)`; a newer envelope needs a newer runtime")
+            }
+            let members = ["format", "policy", "serial", "issued_at", "expires_at", "digest", "machine"]
+            if let extra = payload.keys.sorted().first(where: { !members.contains($0) }) {
+                throw Refusal(.envelopeMalformed, "the envelope's payload has an unknown member `\(extra)`", payloadAt, help: fromSigner)
+            }
+            guard let name = string(payload["policy"]), !name.isEmpty,
+                let serial = integer(payload["serial"], in: 1...maxSerial),
+                let issued = integer(payload["issued_at"], in: 0...maxTime),
+                let expires = integer(payload["expires_at"], in: 0...maxTime), expires > issued,
+                let digest = string(payload["digest"]), isDigest(digest),
+                let document = string(payload["machine"])
+            else {
+                throw Refusal(
+                    .envelopeMalformed,
+                    "the envelope's payload does not hold the seven members of docs/envelope.md with their types and bounds",
+                    payloadAt, help: fromSigner)
+            }
+            (self.name, self.serial, self.issued, self.expires, self.digest, self.document) = (
+                name, serial, issued, expires, digest, document
+            )
         }
-        if !format.utf8.elementsEqual(Self.format.utf8) {
-            return refuse(
-                .unsupportedEnvelope, "the envelope's `format` is `\(format)`, not `\(Self.format)`", payloadAt,
-                help: "this runtime reads `\(Self.format)`; a newer envelope needs a newer runtime")
-        }
-        let members = ["format", "policy", "serial", "issued_at", "expires_at", "digest", "machine"]
-        if let extra = payload.keys.sorted().first(where: { !members.contains($0) }) {
-            return refuse(.envelopeMalformed, "the envelope's payload has an unknown member `\(extra)`", payloadAt, help: fromSigner)
-        }
-        guard let name = string(payload["policy"]), !name.isEmpty,
-            let serial = integer(payload["serial"], in: 1...maxSerial),
-            let issued = integer(payload["issued_at"], in: 0...maxTime),
-            let expires = integer(payload["expires_at"], in: 0...maxTime), expires > issued,
-            let digest = string(payload["digest"]), isDigest(digest),
-            let document = string(payload["machine"])
-        else {
-            return refuse(
-                .envelopeMalformed,
-                "the envelope's payload does not hold the seven members of docs/envelope.md with their types and bounds",
-                payloadAt, help: fromSigner)
-        }
-        // 12. The policy.
-        if let policy, !name.isExactly(policy) {
-            return refuse(
-                .wrongPolicy, "the envelope holds the machine of policy `\(name)`, not `\(policy)`", payloadAt,
+    }
+
+    /// Checks 12, 13 and 14: the policy expected, and the validity by the device's clock.
+    static func checkPolicyAndValidity(
+        _ payload: Payload, policy: String?, now: Timestamp?, tolerance: Int64, at payloadAt: Int
+    ) throws(Refusal) {
+        if let policy, !payload.name.isExactly(policy) {
+            throw Refusal(
+                .wrongPolicy, "the envelope holds the machine of policy `\(payload.name)`, not `\(policy)`", payloadAt,
                 help: "fetch the machine from the address of policy `\(policy)`")
         }
-        // 13, 14. The validity, by the device's clock.
-        if let now {
-            let time = now.millisecondsSinceEpoch
-            if issued > time.addingClamped(tolerance) {
-                return refuse(
-                    .notYetValid,
-                    "the envelope was issued at \(Timestamp(millisecondsSinceEpoch: issued)), later than this device's time \(now) allows",
-                    payloadAt, help: "the device's clock is behind, or the signer's ahead; the machine held stays in use")
-            }
-            if expires < time.addingClamped(-tolerance) {
-                return refuse(
-                    .expired, "the envelope expired at \(Timestamp(millisecondsSinceEpoch: expires)), before this device's time \(now)",
-                    payloadAt, help: "an old envelope was replayed, or the device's clock is ahead; the machine held stays in use")
-            }
+        guard let now else { return }
+        let time = now.millisecondsSinceEpoch
+        if payload.issued > time.addingClamped(tolerance) {
+            throw Refusal(
+                .notYetValid,
+                "the envelope was issued at \(Timestamp(millisecondsSinceEpoch: payload.issued)), later than this device's time \(now) allows",
+                payloadAt, help: "the device's clock is behind, or the signer's ahead; the machine held stays in use")
         }
-        // 15, 16. The machine.
+        if payload.expires < time.addingClamped(-tolerance) {
+            throw Refusal(
+                .expired, "the envelope expired at \(Timestamp(millisecondsSinceEpoch: payload.expires)), before this device's time \(now)",
+                payloadAt, help: "an old envelope was replayed, or the device's clock is ahead; the machine held stays in use")
+        }
+    }
+
+    /// Checks 15 and 16: a machine this runtime runs, the one the payload names.
+    static func checkMachine(_ payload: Payload, file: String, at payloadAt: Int) throws(Refusal) -> PolicyMachine {
         let machine: PolicyMachine
         do {
-            machine = try PolicyMachine(document: Data(document.utf8), file: "\(file) (machine)")
+            machine = try PolicyMachine(document: Data(payload.document.utf8), file: "\(file) (machine)")
         } catch {
             let first = error.diagnostics.first
-            return refuse(
+            throw Refusal(
                 .machineRefused,
                 "the envelope's machine document is refused: \(first.map { "\($0.code): \($0.message)" } ?? "no diagnostic")",
                 payloadAt, help: "the signer signed a machine this runtime cannot run; a newer machine format needs a newer runtime")
         }
-        if !machine.digest.utf8.elementsEqual(digest.utf8) || !machine.name.isExactly(name) {
-            return refuse(
+        if !machine.digest.utf8.elementsEqual(payload.digest.utf8) || !machine.name.isExactly(payload.name) {
+            throw Refusal(
                 .machineMismatch,
-                "the envelope names machine `\(digest)` of policy `\(name)` but holds `\(machine.digest)` of policy `\(machine.name)`",
+                "the envelope names machine `\(payload.digest)` of policy `\(payload.name)` but holds `\(machine.digest)` of policy `\(machine.name)`",
                 payloadAt, help: fromSigner)
         }
-        return .success(
-            SignedMachine(
-                policy: name, serial: serial, issuedAt: Timestamp(millisecondsSinceEpoch: issued),
-                expiresAt: Timestamp(millisecondsSinceEpoch: expires), digest: digest, keyID: kid, machine: machine, envelope: bytes))
+        return machine
     }
 
     /// A JSON object's members by name, or nil when the bytes are not a JSON object (a key

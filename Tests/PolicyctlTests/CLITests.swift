@@ -264,16 +264,39 @@ struct CLITests {
         #expect(r.stderr.contains("error[file-not-found]"))
     }
 
-    @Test("compile renderings match their golden files", arguments: policies)
-    func compileGoldens(_ policy: String) throws {
-        let name = String(policy.dropFirst("policies/".count).dropLast(".yaml".count))
-        for format in ["text", "json", "dot", "mermaid"] {
-            let r = try CLI.run(["compile", policy, "--format", format])
-            #expect(r.status == 0)
-            let ext = ["text": "txt", "json": "json", "dot": "dot", "mermaid": "mmd"][format]!
-            if let diff = Golden.check(r.stdout, against: "Tests/Fixtures/golden/compile/\(name).\(ext)") {
+    /// The rendering fixtures (Tests/Fixtures/render/README.md): small policies whose renderings
+    /// are reviewable golden files. JSON only for `minimal`: every machine is total, so even a
+    /// small policy's JSON runs to thousands of lines.
+    static let renderFixtures = ["minimal", "rules", "cross-app"]
+    static let renderFormats = ["text": "txt", "json": "json", "dot": "dot", "mermaid": "mmd"]
+
+    @Test("compile renderings of the rendering fixtures match their golden files", arguments: renderFixtures)
+    func renderGoldens(_ name: String) throws {
+        for format in name == "minimal" ? ["text", "json", "dot", "mermaid"] : ["text", "dot", "mermaid"] {
+            let r = try CLI.run(["compile", "Tests/Fixtures/render/\(name).yaml", "--format", format])
+            #expect(r.status == 0, "\(r.stderr)")
+            if let diff = Golden.check(r.stdout, against: "Tests/Fixtures/golden/render/\(name).\(Self.renderFormats[format]!)") {
                 Issue.record(Comment(rawValue: diff))
             }
+        }
+    }
+
+    /// The shipped policies' renderings are held by their digests: a change shows as one line per
+    /// rendering, reviewed on the fixtures' goldens above, while the policies themselves are held
+    /// by their scenarios, `verify` and the machines' digests.
+    @Test("the shipped policies' renderings are the recorded ones, by digest")
+    func shippedRenderings() throws {
+        var lines: [String] = []
+        for policy in Self.policies {
+            let name = String(policy.dropFirst("policies/".count).dropLast(".yaml".count))
+            for format in ["text", "json", "dot", "mermaid"] {
+                let r = try CLI.run(["compile", policy, "--format", format])
+                #expect(r.status == 0, "\(r.stderr)")
+                lines.append("sha256:\(SHA256.hex(SHA256.hash(Array(r.stdout.utf8))))  \(name).\(Self.renderFormats[format]!)")
+            }
+        }
+        if let diff = Golden.check(lines.joined(separator: "\n") + "\n", against: "Tests/Fixtures/golden/shipped-renderings.txt") {
+            Issue.record(Comment(rawValue: diff))
         }
     }
 

@@ -210,187 +210,217 @@ extension PolicyRegistry {
 
     /// What serves after a reload that read `read`, when `old` served, and what to log. No I/O.
     static func next(after old: Snapshot, read: DirectoryRead, now: Date) -> (Snapshot, [LogRecord]) {
+        var reload = Reload(old: old, read: read, now: now)
+        reload.reportEmptyDirectory()
+        reload.assignNames()
+        reload.keepLastGoodOfBroken()
+        reload.keepVanished()
+        reload.next.problems.sort { ($0.file, $0.stillServing ?? "") < ($1.file, $1.stillServing ?? "") }
+        reload.logChanges()
+        return (reload.next, reload.log)
+    }
+
+    /// One reload worked out in steps: the files read, sorted into those that compile (by the
+    /// name they claim) and those that do not, then the snapshot that serves next and the log.
+    struct Reload {
+        let old: Snapshot
+        let read: DirectoryRead
+        let now: Date
         var next = Snapshot()
-        next.fingerprint = read.fingerprint
-        next.loadedAt = now
         var log: [LogRecord] = []
-        let directory = read.directory
-        let removeHelp = { (name: String) in
-            "put back a file that defines `\(name)` to serve it from a file again; to stop serving it, create "
-                + "`\(marker(directory, name))` (or restart the server)"
-        }
-
-        if read.files.isEmpty {
-            next.problems.append(
-                Problem(
-                    file: directory,
-                    diagnostics: [
-                        .error(
-                            .fileNotFound, "no policy files in `\(directory)`", at: nil,
-                            help: "give the directory that holds the `.yaml` policy files with `--policies`")
-                    ], stillServing: nil))
-            log.append(.init(level: .error, message: "no policy files in the directory", metadata: ["directory": "\(directory)"]))
-        }
-
-        // The files that compile, by the name they define (in file order), and those that do not.
+        /// The files that compile, by the name they define (in file order).
         var claims: [String: [String]] = [:]
         var compiled: [String: Compiled] = [:]
+        /// The files that do not compile, with their diagnostics.
         var broken: [String: [Diagnostic]] = [:]
-        for file in read.files {
-            switch read.results[file] {
-            case let .success(c)?:
-                claims[c.policy.name, default: []].append(file)
-                compiled[file] = c
-            case let .failure(error)?:
-                broken[file] = error.diagnostics
-            case nil:
-                continue
+
+        init(old: Snapshot, read: DirectoryRead, now: Date) {
+            (self.old, self.read, self.now) = (old, read, now)
+            next.fingerprint = read.fingerprint
+            next.loadedAt = now
+            for file in read.files {
+                switch read.results[file] {
+                case let .success(c)?:
+                    claims[c.policy.name, default: []].append(file)
+                    compiled[file] = c
+                case let .failure(error)?:
+                    broken[file] = error.diagnostics
+                case nil:
+                    continue
+                }
             }
         }
 
-        // Each name serves from the file that had it first; the other files that define it are problems.
-        for name in claims.keys.sorted() {
-            let files = claims[name]!
-            if let marker = read.removed[name] {
-                for file in files {
-                    let d = Diagnostic.warning(
-                        .duplicatePolicyName, "policy `\(name)` is removed on purpose by `\(marker)`: this file does not serve",
+        var directory: String { read.directory }
+
+        var removeHelp: (String) -> String {
+            let directory = read.directory
+            return { name in
+                "put back a file that defines `\(name)` to serve it from a file again; to stop serving it, create "
+                    + "`\(PolicyRegistry.marker(directory, name))` (or restart the server)"
+            }
+        }
+
+        /// An empty directory is a problem: nothing new serves from it.
+        mutating func reportEmptyDirectory() {
+            if read.files.isEmpty {
+                next.problems.append(
+                    Problem(
+                        file: directory,
+                        diagnostics: [
+                            .error(
+                                .fileNotFound, "no policy files in `\(directory)`", at: nil,
+                                help: "give the directory that holds the `.yaml` policy files with `--policies`")
+                        ], stillServing: nil))
+                log.append(.init(level: .error, message: "no policy files in the directory", metadata: ["directory": "\(directory)"]))
+            }
+        }
+        /// Each name serves from the file that had it first; the other files that define it are problems.
+        mutating func assignNames() {
+            for name in claims.keys.sorted() {
+                let files = claims[name]!
+                if let marker = read.removed[name] {
+                    for file in files {
+                        let d = Diagnostic.warning(
+                            .duplicatePolicyName, "policy `\(name)` is removed on purpose by `\(marker)`: this file does not serve",
+                            at: SourceLocation(file: file, line: compiled[file]!.nameLine, column: 1),
+                            help: "delete `\(marker)` to serve this file as `\(name)`")
+                        next.problems.append(Problem(file: file, diagnostics: [d], stillServing: nil))
+                        log.append(
+                            .init(
+                                level: .warning, message: "policy file not served: its policy is removed on purpose",
+                                metadata: ["file": "\(file)", "policy": "\(name)", "marker": "\(marker)"]))
+                    }
+                    continue
+                }
+                let incumbent = old.policies[name]
+                let owner: String?
+                if let incumbent, files.contains(incumbent.file) {
+                    owner = incumbent.file
+                } else if let incumbent, !old.kept.contains(name), broken[incumbent.file] != nil {
+                    owner = nil  // its file does not compile now: its last good version keeps the name
+                } else {
+                    owner = files.first
+                }
+                if let owner {
+                    let c = compiled[owner]!
+                    next.policies[name] =
+                        incumbent.map { $0.file == owner && $0.fileDigest == c.fileDigest } == true
+                        ? incumbent! : Entry(policy: c.policy, file: owner, fileDigest: c.fileDigest, loadedAt: now)
+                } else {
+                    next.policies[name] = incumbent
+                }
+                let serving = next.policies[name]!.file
+                for file in files where file != owner {
+                    let d = Diagnostic.error(
+                        .duplicatePolicyName, "policy `\(name)` already serves from `\(serving)`: this file does not serve",
                         at: SourceLocation(file: file, line: compiled[file]!.nameLine, column: 1),
-                        help: "delete `\(marker)` to serve this file as `\(name)`")
+                        help: "give every policy in the directory its own `name`; to serve `\(name)` from this file instead, "
+                            + "delete `\(serving)` or change its `name`")
                     next.problems.append(Problem(file: file, diagnostics: [d], stillServing: nil))
                     log.append(
                         .init(
-                            level: .warning, message: "policy file not served: its policy is removed on purpose",
-                            metadata: ["file": "\(file)", "policy": "\(name)", "marker": "\(marker)"]))
+                            level: .error, message: "policy file not served: its name already serves from another file",
+                            metadata: ["file": "\(file)", "policy": "\(name)", "serving_file": "\(serving)"]))
                 }
-                continue
-            }
-            let incumbent = old.policies[name]
-            let owner: String?
-            if let incumbent, files.contains(incumbent.file) {
-                owner = incumbent.file
-            } else if let incumbent, !old.kept.contains(name), broken[incumbent.file] != nil {
-                owner = nil  // its file does not compile now: its last good version keeps the name
-            } else {
-                owner = files.first
-            }
-            if let owner {
-                let c = compiled[owner]!
-                next.policies[name] =
-                    incumbent.map { $0.file == owner && $0.fileDigest == c.fileDigest } == true
-                    ? incumbent! : Entry(policy: c.policy, file: owner, fileDigest: c.fileDigest, loadedAt: now)
-            } else {
-                next.policies[name] = incumbent
-            }
-            let serving = next.policies[name]!.file
-            for file in files where file != owner {
-                let d = Diagnostic.error(
-                    .duplicatePolicyName, "policy `\(name)` already serves from `\(serving)`: this file does not serve",
-                    at: SourceLocation(file: file, line: compiled[file]!.nameLine, column: 1),
-                    help: "give every policy in the directory its own `name`; to serve `\(name)` from this file instead, "
-                        + "delete `\(serving)` or change its `name`")
-                next.problems.append(Problem(file: file, diagnostics: [d], stillServing: nil))
-                log.append(
-                    .init(
-                        level: .error, message: "policy file not served: its name already serves from another file",
-                        metadata: ["file": "\(file)", "policy": "\(name)", "serving_file": "\(serving)"]))
             }
         }
-
-        // A file that does not compile: the version it last served keeps serving.
-        for file in read.files {
-            guard let diagnostics = broken[file] else { continue }
-            var stillServing: String?
-            if let lastGood = old.policies.values.first(where: { $0.file == file && !old.kept.contains($0.policy.name) }),
-                read.removed[lastGood.policy.name] == nil
-            {
-                let name = lastGood.policy.name
-                if next.policies[name] == nil { next.policies[name] = lastGood }
-                if next.policies[name]?.file == file { stillServing = name }
-            }
-            next.problems.append(Problem(file: file, diagnostics: diagnostics, stillServing: stillServing))
-            log.append(
-                .init(
-                    level: .error, message: "policy file does not compile",
-                    metadata: [
-                        "file": "\(file)", "still_serving": "\(stillServing ?? "nothing")",
-                        "diagnostics": "\(diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" })",
-                    ]))
-        }
-
-        // A policy that served and that no file defines now keeps serving, unless removed on purpose.
-        for (name, entry) in old.policies.sorted(by: { $0.key < $1.key }) where next.policies[name] == nil {
-            if let marker = read.removed[name] {
+        /// A file that does not compile: the version it last served keeps serving.
+        mutating func keepLastGoodOfBroken() {
+            for file in read.files {
+                guard let diagnostics = broken[file] else { continue }
+                var stillServing: String?
+                if let lastGood = old.policies.values.first(where: { $0.file == file && !old.kept.contains($0.policy.name) }),
+                    read.removed[lastGood.policy.name] == nil
+                {
+                    let name = lastGood.policy.name
+                    if next.policies[name] == nil { next.policies[name] = lastGood }
+                    if next.policies[name]?.file == file { stillServing = name }
+                }
+                next.problems.append(Problem(file: file, diagnostics: diagnostics, stillServing: stillServing))
                 log.append(
                     .init(
-                        level: .notice, message: "policy removed on purpose",
-                        metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)", "marker": "\(marker)"]))
-                continue
-            }
-            next.policies[name] = entry
-            next.kept.insert(name)
-            let d: Diagnostic
-            if !read.files.contains(entry.file) {
-                d = .warning(
-                    .fileNotFound, "`\(entry.file)` is gone; the last good version of policy `\(name)` still serves", at: nil,
-                    help: removeHelp(name))
-                log.append(
-                    .init(
-                        level: .warning, message: "policy file is gone; its last good version still serves",
-                        metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)"]))
-            } else {
-                let now =
-                    compiled[entry.file].map { "`\(entry.file)` defines `\($0.policy.name)` now" } ?? "`\(entry.file)` does not compile"
-                d = .warning(
-                    .unknownPolicy, "no file defines policy `\(name)` any more (\(now)); its last good version still serves",
-                    at: SourceLocation(file: entry.file, line: compiled[entry.file]?.nameLine ?? 1, column: 1), help: removeHelp(name))
-                log.append(
-                    .init(
-                        level: .warning, message: "policy no longer defined by its file; its last good version still serves",
+                        level: .error, message: "policy file does not compile",
                         metadata: [
-                            "policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)",
-                            "file_defines": "\(compiled[entry.file]?.policy.name ?? "nothing")",
+                            "file": "\(file)", "still_serving": "\(stillServing ?? "nothing")",
+                            "diagnostics": "\(diagnostics.map { "\($0.location.map { "\($0): " } ?? "")\($0.message)" })",
                         ]))
             }
-            next.problems.append(Problem(file: entry.file, diagnostics: [d], stillServing: name))
         }
-        next.problems.sort { ($0.file, $0.stillServing ?? "") < ($1.file, $1.stillServing ?? "") }
-
-        // What changed, with digests.
-        var changed = 0
-        for name in Set(old.policies.keys).union(next.policies.keys).sorted() {
-            switch (old.policies[name], next.policies[name]) {
-            case let (nil, after?):
-                changed += 1
-                log.append(
-                    .init(
-                        level: .info, message: "policy added",
-                        metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
-            case (_?, nil):
-                changed += 1  // logged above: removed on purpose
-            case let (before?, after?) where before.file != after.file || before.fileDigest != after.fileDigest:
-                changed += 1
-                var metadata: Logger.Metadata = [
-                    "policy": "\(name)", "file": "\(after.file)", "old_digest": "\(before.digest)", "new_digest": "\(after.digest)",
-                ]
-                if before.file != after.file { metadata["old_file"] = "\(before.file)" }
-                log.append(.init(level: .info, message: "policy changed", metadata: metadata))
-            case let (_?, after?) where old.kept.contains(name) && !next.kept.contains(name):
-                log.append(
-                    .init(
-                        level: .info, message: "policy file is back",
-                        metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
-            default:
-                break
+        /// A policy that served and that no file defines now keeps serving, unless removed on purpose.
+        mutating func keepVanished() {
+            for (name, entry) in old.policies.sorted(by: { $0.key < $1.key }) where next.policies[name] == nil {
+                if let marker = read.removed[name] {
+                    log.append(
+                        .init(
+                            level: .notice, message: "policy removed on purpose",
+                            metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)", "marker": "\(marker)"]))
+                    continue
+                }
+                next.policies[name] = entry
+                next.kept.insert(name)
+                let d: Diagnostic
+                if !read.files.contains(entry.file) {
+                    d = .warning(
+                        .fileNotFound, "`\(entry.file)` is gone; the last good version of policy `\(name)` still serves", at: nil,
+                        help: removeHelp(name))
+                    log.append(
+                        .init(
+                            level: .warning, message: "policy file is gone; its last good version still serves",
+                            metadata: ["policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)"]))
+                } else {
+                    let now =
+                        compiled[entry.file].map { "`\(entry.file)` defines `\($0.policy.name)` now" } ?? "`\(entry.file)` does not compile"
+                    d = .warning(
+                        .unknownPolicy, "no file defines policy `\(name)` any more (\(now)); its last good version still serves",
+                        at: SourceLocation(file: entry.file, line: compiled[entry.file]?.nameLine ?? 1, column: 1), help: removeHelp(name))
+                    log.append(
+                        .init(
+                            level: .warning, message: "policy no longer defined by its file; its last good version still serves",
+                            metadata: [
+                                "policy": "\(name)", "file": "\(entry.file)", "digest": "\(entry.digest)",
+                                "file_defines": "\(compiled[entry.file]?.policy.name ?? "nothing")",
+                            ]))
+                }
+                next.problems.append(Problem(file: entry.file, diagnostics: [d], stillServing: name))
             }
         }
-        if changed > 0 || old.loadedAt == nil {
-            log.append(
-                .init(
-                    level: .info, message: "policies loaded",
-                    metadata: ["directory": "\(directory)", "policies": "\(next.policies.keys.sorted().joined(separator: ","))"]))
+        /// What changed, with digests.
+        mutating func logChanges() {
+            var changed = 0
+            for name in Set(old.policies.keys).union(next.policies.keys).sorted() {
+                switch (old.policies[name], next.policies[name]) {
+                case let (nil, after?):
+                    changed += 1
+                    log.append(
+                        .init(
+                            level: .info, message: "policy added",
+                            metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
+                case (_?, nil):
+                    changed += 1  // logged above: removed on purpose
+                case let (before?, after?) where before.file != after.file || before.fileDigest != after.fileDigest:
+                    changed += 1
+                    var metadata: Logger.Metadata = [
+                        "policy": "\(name)", "file": "\(after.file)", "old_digest": "\(before.digest)", "new_digest": "\(after.digest)",
+                    ]
+                    if before.file != after.file { metadata["old_file"] = "\(before.file)" }
+                    log.append(.init(level: .info, message: "policy changed", metadata: metadata))
+                case let (_?, after?) where old.kept.contains(name) && !next.kept.contains(name):
+                    log.append(
+                        .init(
+                            level: .info, message: "policy file is back",
+                            metadata: ["policy": "\(name)", "file": "\(after.file)", "digest": "\(after.digest)"]))
+                default:
+                    break
+                }
+            }
+            if changed > 0 || old.loadedAt == nil {
+                log.append(
+                    .init(
+                        level: .info, message: "policies loaded",
+                        metadata: ["directory": "\(directory)", "policies": "\(next.policies.keys.sorted().joined(separator: ","))"]))
+            }
         }
-        return (next, log)
     }
 
     /// The removal marker of policy `name` in `directory`.
