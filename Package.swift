@@ -8,10 +8,11 @@ let strict: [SwiftSetting] = [
 
 // The core and what the security engineer runs: the Foundation-only core, the YAML front end,
 // the scenario checker, the signed-machine updater and `policyctl` (check, lint, eval, explain,
-// compile, sign, inspect). Its only dependencies are Yams, swift-argument-parser and
-// swift-crypto: an app that depends on the core product resolves those three and builds none
-// of them (`SessionPolicyDelivery`, the updater, builds swift-crypto, which on Apple platforms
-// is CryptoKit), and `swift run policyctl check` builds no server.
+// compile, sign, inspect). Its only package dependencies are swift-argument-parser and
+// swift-crypto: an app that depends on the core product resolves those two and builds neither
+// (`SessionPolicyDelivery`, the updater, builds swift-crypto, which on Apple platforms is
+// CryptoKit), and `swift run policyctl check` builds no server. The YAML front end links the
+// system's libyaml (`CLibYAML`: Debian's libyaml-dev, Homebrew's libyaml); the core does not.
 //
 // The HTTP server (`policyctl-serve`, the `SessionPolicyServer` library) and everything only it
 // needs (Hummingbird, GRDB, postgres-nio, jwt-kit, swift-crypto, Prometheus...) is its own
@@ -31,22 +32,19 @@ let package = Package(
         .library(name: "SessionPolicyTestSupport", targets: ["SessionPolicyTestSupport"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
         // Core: model, diagnostics, validation, compiler, evaluator. Foundation only.
         .target(name: "SessionPolicy", swiftSettings: strict),
-        // YAML text -> located syntax -> core.
-        .target(
-            name: "SessionPolicyYAML",
-            dependencies: ["SessionPolicy", "CYAMLEvents", .product(name: "Yams", package: "Yams")],
-            swiftSettings: strict),
-        // A first pass over libyaml's events before Yams builds a tree: refuses anchors, aliases,
-        // keys that are lists or mappings, and documents over the node budget in constant memory.
-        // Calls the libyaml that Yams links in (its header copied: Yams does not export it).
-        .target(name: "CYAMLEvents"),
+        // YAML text -> located syntax -> core: one pass over libyaml's events.
+        .target(name: "SessionPolicyYAML", dependencies: ["SessionPolicy", "CLibYAML"], swiftSettings: strict),
+        // The system's libyaml, found by pkg-config (`yaml-0.1`): a module map and a shim header
+        // that includes <yaml.h>.
+        .systemLibrary(
+            name: "CLibYAML", pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]),
         // Scenario files: loading, running, reporting (what `policyctl check` does).
         .target(
             name: "SessionPolicyCheck",

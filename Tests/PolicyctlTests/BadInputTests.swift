@@ -88,7 +88,7 @@ struct BadInputTests {
         Case(
             name: "deep flow nesting",
             bytes: utf8("x: " + String(repeating: "[", count: 2000) + String(repeating: "]", count: 2000) + "\n"), code: "nesting-too-deep",
-            line: 1, column: 5, says: ["64 levels"]),
+            line: 1, column: 67, says: ["64 levels"]),
         Case(
             name: "version as a string", bytes: utf8("version: \"1\"\nname: p\n"), code: "wrong-type", line: 1, column: 10,
             says: ["found a string"]),

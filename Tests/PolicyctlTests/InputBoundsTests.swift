@@ -143,9 +143,9 @@ struct InputBoundsTests {
     }
 
     /// Keys that are themselves collections (`? ? ? ...`), nested far past the 64 levels: the
-    /// YAML library's duplicate-key check hashes each such key whole at every level, and with
-    /// its own bound of 1000 levels twenty such lines (36 KB) took about 30 s in a debug build.
-    /// Now the first pass over libyaml's events refuses the first key that is a mapping.
+    /// YAML library the reader once built its tree with hashed each such key whole at every
+    /// level, and twenty such lines (36 KB) took about 30 s in a debug build. The reader refuses
+    /// the first key that is a mapping at its own event.
     @Test("keys nested as collections 900 deep are refused at the first, in bounded time and memory")
     func deeplyNestedComplexKeys() throws {
         let dir = try Fixtures.temporaryDirectory("bounds")

@@ -65,8 +65,8 @@ struct HostileInputTests {
         ),
     ]
 
-    /// libyaml is held to the same 64 levels as the walker (`YAMLSyntax`): it must refuse no
-    /// document the walker accepts. A value 64 levels deep is read; one 65 levels deep is not.
+    /// The reader counts the levels itself, as the events arrive, whatever the shape: a value 64
+    /// levels deep is read; one 65 levels deep is not.
     @Test("every shape is read to exactly 64 levels and refused at 65", arguments: shapes.indices)
     func nestingEdge(_ index: Int) {
         let (name, make) = Self.shapes[index]
@@ -82,11 +82,11 @@ struct HostileInputTests {
         #expect(code(make(64, "[]")) == "nesting-too-deep", "\(name): 65 collections")
     }
 
-    /// Keys that are lists or mappings, and aliases: Yams hashes every mapping key whole and
-    /// sorts duplicated keys, so before the first pass over libyaml's events (`YAMLSyntax.prescan`)
-    /// such files took seconds to minutes. The `fuzz-*` files are what `FuzzScenarios` found (the
-    /// slowest took 10 s in a release build, 35 s in a debug build); the alias file takes ten
-    /// times as long per level (7 levels, 465 bytes: 10 s; 9 levels: about 1,000 s).
+    /// Keys that are lists or mappings, and aliases: the reader that built a tree before checking
+    /// hashed every mapping key whole and sorted duplicated keys, so such files took seconds to
+    /// minutes; now each is refused at its own event. The `fuzz-*` files are what `FuzzScenarios`
+    /// found (the slowest took 10 s in a release build, 35 s in a debug build); the alias file
+    /// took ten times as long per level (7 levels, 465 bytes: 10 s; 9 levels: about 1,000 s).
     static let slowKeyCases: [(name: String, text: String, code: String, line: Int, column: Int)] = {
         var out: [(String, String, String, Int, Int)] = []
         for name in ["fuzz-mapping-keys-slow", "fuzz-mapping-keys-timeout", "fuzz-explicit-keys-deep"] {

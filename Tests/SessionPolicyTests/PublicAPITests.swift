@@ -28,10 +28,8 @@ struct PublicAPITests {
         if !FileManager.default.fileExists(atPath: modules.path) {
             modules = Fixtures.root.appendingPathComponent(".build/debug/Modules")
         }
-        // The C modules of the YAML front end (Yams' and its own event scan), for its module to load.
-        let scratch = modules.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let cyaml = scratch.appendingPathComponent("checkouts/Yams/Sources/CYaml/include").path
-        let events = Fixtures.root.appendingPathComponent("Sources/CYAMLEvents/include").path
+        // The module map of the system's libyaml, which the YAML front end imports, for its module to load.
+        let libyaml = Fixtures.root.appendingPathComponent("Sources/CLibYAML").path
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("symbols-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: out) }
@@ -39,7 +37,7 @@ struct PublicAPITests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "swift", "symbolgraph-extract", "-module-name", module, "-target", Self.triple, "-I", modules.path,
-            "-I", cyaml, "-I", events, "-output-dir", out.path, "-minimum-access-level", "public", "-skip-synthesized-members",
+            "-I", libyaml, "-output-dir", out.path, "-minimum-access-level", "public", "-skip-synthesized-members",
         ]
         try process.run()
         process.waitUntilExit()

@@ -239,7 +239,7 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         // The three stages of compile/, separately.
-        // compile-yaml/: YAML text -> located syntax (Yams compose + walk).
+        // compile-yaml/: YAML text -> located syntax (one pass over libyaml's events).
         Benchmark("compile-yaml/\(shipped.name)") { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(YAMLSyntax.parse(identity(text), file: path))
