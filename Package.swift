@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "SessionPolicy", targets: ["SessionPolicy"]),
         .library(name: "SessionPolicyYAML", targets: ["SessionPolicyYAML"]),
+        .library(name: "SessionPolicyJSON", targets: ["SessionPolicyJSON"]),
         .library(name: "SessionPolicyCheck", targets: ["SessionPolicyCheck"]),
         .library(name: "SessionPolicyVerify", targets: ["SessionPolicyVerify"]),
         .library(name: "SessionPolicyDelivery", targets: ["SessionPolicyDelivery"]),
@@ -36,8 +37,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
-        // Core: model, diagnostics, validation, compiler, evaluator. Foundation only.
+        // Core: model, diagnostics, validation, compiler, evaluator. Foundation only. It keeps the
+        // strict, located JSON reader (`JSONSyntax`, `SyntaxReader`, `JSONInput`): the core reads
+        // the portable machine document, `.json` policies and `SessionState(json:)` without YAML
+        // and without the wire codec below, so an app that evaluates a delivered machine links
+        // neither.
         .target(name: "SessionPolicy", swiftSettings: strict),
+        // The server's hot-path JSON wire codec: the fast readers of states, events and request
+        // bodies (each reads what the core's located reader reads, or declines), the strict
+        // readers of the request bodies (located diagnostics), and the fast writers of outcomes
+        // and states. Not linked by an app that depends only on `SessionPolicy`.
+        .target(name: "SessionPolicyJSON", dependencies: ["SessionPolicy"], swiftSettings: strict),
         // YAML text -> located syntax -> core: one pass over libyaml's events.
         .target(name: "SessionPolicyYAML", dependencies: ["SessionPolicy", "CLibYAML"], swiftSettings: strict),
         // The system's libyaml, found by pkg-config (`yaml-0.1`): a module map and a shim header
@@ -68,14 +78,14 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "SessionPolicyTestSupport",
-            dependencies: ["SessionPolicy", "SessionPolicyYAML"],
+            dependencies: ["SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck"],
             path: "Tests/SessionPolicyTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "SessionPolicyTests",
             dependencies: [
-                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyDelivery",
-                "SessionPolicyTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "SessionPolicy", "SessionPolicyYAML", "SessionPolicyJSON", "SessionPolicyCheck", "SessionPolicyVerify",
+                "SessionPolicyDelivery", "SessionPolicyTestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .testTarget(

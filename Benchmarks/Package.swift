@@ -3,20 +3,9 @@
 // package's build and CI stay light: run from this directory with
 //   swift package benchmark --no-progress --format markdown
 // See README.md here for the figures and the exact commands.
-import Foundation
 import PackageDescription
 
-// `FastJSON` has `package` access: visible only to modules compiled with the root package's
-// package name, which SwiftPM derives from the root's folder name (`codec-wt` -> `codec_wt`).
-// The Codec benchmark is compiled with that name so it can call the codec without making it
-// public. (The root is always `..` here.)
-let rootPackageName: String = {
-    let folder = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
-    var name = String(folder.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
-    if let first = name.first, first.isNumber { name = "_" + name }
-    return name
-}()
-
+// Every target uses only public API of the root package's products (no unsafe flags).
 let package = Package(
     name: "SessionPolicyBenchmarks",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -35,11 +24,10 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "SessionPolicy", package: "SessionPolicy"),
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+                // The stage benchmarks reach the YAML reader and the validator through `ReaderProbes`.
+                .product(name: "SessionPolicyTestSupport", package: "SessionPolicy"),
             ],
             path: "Benchmarks/Evaluation",
-            // The stage benchmarks call the YAML reader and the loader, which are `package`.
-            packageAccess: false,
-            swiftSettings: [.unsafeFlags(["-package-name", rootPackageName])],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
@@ -57,12 +45,10 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "SessionPolicy", package: "SessionPolicy"),
+                .product(name: "SessionPolicyJSON", package: "SessionPolicy"),
                 .product(name: "SessionPolicyCheck", package: "SessionPolicy"),
             ],
             path: "Benchmarks/Codec",
-            // SwiftPM would give the target this package's name; it gets the root's instead.
-            packageAccess: false,
-            swiftSettings: [.unsafeFlags(["-package-name", rootPackageName])],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]

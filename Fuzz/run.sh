@@ -13,7 +13,7 @@ target=${1:?usage: bash Fuzz/run.sh TARGET [SECONDS] [libFuzzer options...]}
 seconds=${2:-60}
 shift $(( $# >= 2 ? 2 : 1 ))
 swift build --package-path Fuzz --scratch-path .build-fuzz -c release --product "$target" \
-  --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -E "error|warning: |Compiling|Build" | grep -v "^\[" || true
+  --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 | grep -E "error|warning: |Compiling|Build" | grep -v "^\[" || true
 bin=.build-fuzz/release/$target
 [ -x "$bin" ] || { echo "the build of $target failed" >&2; exit 1; }
 corpus=.build-fuzz/corpus/$target seeds=.build-fuzz/seeds/$target artifacts=.build-fuzz/crashes/$target

@@ -7,24 +7,15 @@
 //   swift build --package-path Server
 //   swift run --package-path Server policyctl-serve --policies policies
 //   swift test --package-path Server --disable-xctest
-import Foundation
 import PackageDescription
 
-// The server uses a few `package` declarations of the core (the fast JSON codec, spelling
-// suggestions), visible only to modules compiled with the root package's package name, which
-// SwiftPM derives from the root's folder name (`main` -> `main`, `wt-weight` -> `wt_weight`).
-// This package's targets are compiled with that name (as the Benchmarks' Codec target is).
-let rootPackageName: String = {
-    let folder = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
-    var name = String(folder.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
-    if let first = name.first, first.isNumber { name = "_" + name }
-    return name
-}()
-
+// The server uses only the public API of the root package's products: the core, the YAML front
+// end, the wire codec (`SessionPolicyJSON`) and the signed machines; `package` declarations of
+// the root package are the root package's own. No unsafe flags, so this package can be a
+// versioned dependency.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("ExistentialAny"),
-    .unsafeFlags(["-package-name", rootPackageName]),
 ]
 
 let package = Package(
@@ -58,6 +49,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SessionPolicy", package: "SessionPolicy"),
                 .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+                .product(name: "SessionPolicyJSON", package: "SessionPolicy"),
                 .product(name: "SessionPolicyDelivery", package: "SessionPolicy"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -74,7 +66,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
-            packageAccess: false,
             swiftSettings: strict),
         // `policyctl serve` as its own executable: the same options, environment and exit codes.
         .executableTarget(
@@ -86,7 +77,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
-            packageAccess: false,
             swiftSettings: strict),
         // The stored sessions of a policy as JSON lines, read-only (`policyctl diff --storage`).
         .executableTarget(
@@ -96,7 +86,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            packageAccess: false,
             swiftSettings: strict),
         .testTarget(
             name: "SessionPolicyServerTests",
@@ -113,7 +102,6 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
-            packageAccess: false,
             swiftSettings: strict),
         // A server of one's own that embeds the evaluator directly (README "Embedding").
         .executableTarget(
@@ -124,14 +112,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "examples/embedding-server",
-            packageAccess: false,
             swiftSettings: strict),
         // The load scripts' yardstick: a trivial Hummingbird JSON echo handler.
         .executableTarget(
             name: "echo-server",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "load/echo-server",
-            packageAccess: false,
             swiftSettings: strict),
     ]
 )

@@ -16,9 +16,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../..}
 driver=${2:-main}
 out=${OUT:-$(mktemp -d)}; mkdir -p "$out"
+# The codec driver needs the wire codec, in its own target (`Sources/SessionPolicyJSON`) since
+# issue 33: its files are compiled into the same one module here (their `import SessionPolicy`
+# is then ignored, with a warning), so that older checkouts, where it was in the core, compare.
+sources=("$root/Sources/SessionPolicy")
+[ "$driver" = codec ] && [ -d "$root/Sources/SessionPolicyJSON" ] && sources+=("$root/Sources/SessionPolicyJSON")
 swiftc -O -wmo -package-name callgrind -module-name SessionPolicy -parse-as-library \
   -emit-module -emit-module-path "$out/SessionPolicy.swiftmodule" -emit-library -o "$out/libSessionPolicy.so" \
-  $(find "$root/Sources/SessionPolicy" -name '*.swift')
+  $(find "${sources[@]}" -name '*.swift')
 source=$driver; mode=""
 case $driver in
   background) source=main; mode=background ;;

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 public import SessionPolicy
 
 #if canImport(Glibc)
@@ -10,14 +10,17 @@ public import SessionPolicy
 #endif
 
 /// Reading input files with the same bounds and diagnostics everywhere.
-package enum SourceFile {
+public enum SourceFile {
+    /// Reads `path` within `YAMLSyntax.maxBytes` (see `read(_:limit:)`).
+    package static func read(_ path: String) -> Result<Data, DiagnosticError> { read(path, limit: YAMLSyntax.maxBytes) }
+
     /// Reads `path` (or standard input for `-`), holding at most `YAMLSyntax.maxBytes + 1`
     /// bytes: a regular file over the limit is refused from its size before any of it is read;
     /// anything else (standard input, a FIFO, `/dev/zero`) is read up to the limit plus one
     /// byte, which the parser then refuses as too large. A FIFO with no writer reads as empty
     /// instead of blocking. Missing files and directories are refused with their own messages.
     /// `limit` is `YAMLSyntax.maxBytes` for policies, scenarios and evaluation inputs.
-    package static func read(_ path: String, limit: Int = YAMLSyntax.maxBytes) -> Result<Data, DiagnosticError> {
+    public static func read(_ path: String, limit: Int) -> Result<Data, DiagnosticError> {
         let start = SourceLocation(file: path == "-" ? "<stdin>" : path, line: 1, column: 1)
         let fd: Int32
         if path == "-" {
@@ -121,7 +124,7 @@ package enum SourceFile {
     }
 
     /// The YAML and JSON files directly in `directory` (or `path` itself if it is a file), sorted.
-    package static func expand(_ path: String) -> [String] {
+    public static func expand(_ path: String) -> [String] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return [path] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []

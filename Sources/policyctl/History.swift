@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SessionPolicy
 import SessionPolicyCheck
+import SessionPolicyDelivery
 import SessionPolicyYAML
 
 struct History: ParsableCommand {
@@ -41,22 +42,6 @@ struct History: ParsableCommand {
         if limit < 1 { throw ValidationError("`--limit` must be at least 1") }
     }
 
-    struct Record: Decodable {
-        var id: Int64
-        var policy: String
-        var digest: String
-        var device: String
-        var event: String
-        var network: String?
-        var time: String
-        var received_at: String
-        var decision: String?
-        var reason: String
-        var notices: [String]
-        var transition: Int
-        var state: String
-    }
-
     func run() throws {
         guard let exporter = ServeLauncher.locate("policyctl-sessions") else {
             FileHandle.standardError.write(
@@ -83,7 +68,7 @@ struct History: ParsableCommand {
             return
         }
         let decoder = JSONDecoder()
-        let records = lines.reversed().compactMap { try? decoder.decode(Record.self, from: $0) }
+        let records = lines.reversed().compactMap { try? decoder.decode(DecisionRecord.self, from: $0) }
         if records.isEmpty {
             print("no decision recorded for `\(user)`\(device.map { " on `\($0)`" } ?? "")")
             return
@@ -118,8 +103,8 @@ struct History: ParsableCommand {
     }
 
     /// "Tue 2026-03-03 09:14:05 UTC  kobil-offline-token  phone-1  launch offline -> idp_login: ..."
-    static func line(_ r: Record, _ current: (digest: String, compiled: CompiledPolicy)?) -> String {
-        let when = Timestamp.parse(r.time).map(Self.day) ?? r.time
+    static func line(_ r: DecisionRecord, _ current: (digest: String, compiled: CompiledPolicy)?) -> String {
+        let when = Self.day(r.eventTime)
         var text = "\(when)  \(r.policy)  \(r.device)  \(r.event)\(r.network.map { " \($0)" } ?? "") -> \(r.decision ?? "no decision")"
         text += " (\(r.reason))"
         if let current, current.digest == r.digest, let why = current.compiled.machine.explanation(ofTransition: r.transition) {

@@ -1,5 +1,6 @@
 import Foundation
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyVerify
 
 /// `policyctl diff --storage URL`: what rolling out the new version changes for the sessions
@@ -43,17 +44,10 @@ struct StorageImpact: Encodable {
     /// Changes, most sessions first.
     var changes: [Change]
 
-    /// A line of `policyctl-sessions`.
-    struct Stored: Decodable {
-        var user: String
-        var device: String
-        var state: SessionState
-    }
-
     /// The device the launches come from: what the store does not know about a device is taken
     /// at its best (a hardware keystore that passes its integrity check), so a change is the
     /// policy's, not the device's.
-    static func launch(_ s: Stored, network: Network, at: Timestamp, attributes: [String: String] = [:]) -> Event {
+    static func launch(_ s: ExportedSession, network: Network, at: Timestamp, attributes: [String: String] = [:]) -> Event {
         Event(
             .launch, at: at, network: network, user: s.user,
             device: Event.DeviceFacts(id: s.device, keystore: .hardware, integrity: .ok), attributes: attributes)
@@ -103,7 +97,7 @@ struct StorageImpact: Encodable {
         var bad: String?
         let stderr = try stream(exporter, ["--storage", storage, "--policy", old.name]) { line in
             guard bad == nil else { return }
-            guard let s = try? decoder.decode(Stored.self, from: line) else {
+            guard let s = try? decoder.decode(ExportedSession.self, from: line) else {
                 bad = String(decoding: line.prefix(200), as: UTF8.self)
                 return
             }

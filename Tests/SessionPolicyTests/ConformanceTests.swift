@@ -1,6 +1,7 @@
 import Foundation
 import SessionPolicy
 import SessionPolicyCheck
+import SessionPolicyJSON
 import SessionPolicyTestSupport
 import Testing
 

@@ -7,6 +7,7 @@
 import Benchmark
 import Foundation
 import SessionPolicy
+import SessionPolicyTestSupport
 import SessionPolicyYAML
 
 // MARK: - Finding the shipped policies
@@ -242,14 +243,14 @@ let benchmarks: @Sendable () -> Void = {
         // compile-yaml/: YAML text -> located syntax (one pass over libyaml's events).
         Benchmark("compile-yaml/\(shipped.name)") { benchmark in
             for _ in benchmark.scaledIterations {
-                blackHole(YAMLSyntax.parse(identity(text), file: path))
+                blackHole(ReaderProbes.yamlSyntax(identity(text), file: path))
             }
         }
-        // compile-validate/: located syntax -> Policy (PolicyLoader).
-        if case let .success(node?) = YAMLSyntax.parse(text, file: path) {
+        // compile-validate/: located syntax -> Policy (the validator, `PolicyLoader`).
+        if let syntax = ReaderProbes.yamlSyntax(text, file: path) {
             Benchmark("compile-validate/\(shipped.name)") { benchmark in
                 for _ in benchmark.scaledIterations {
-                    blackHole(PolicyLoader.load(identity(node)))
+                    blackHole(ReaderProbes.validate(identity(syntax)))
                 }
             }
         }

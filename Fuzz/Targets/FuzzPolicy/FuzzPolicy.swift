@@ -1,6 +1,7 @@
 import Foundation
 import FuzzShared
 import SessionPolicy
+import SessionPolicyTestSupport
 import SessionPolicyYAML
 
 /// The policy loader, as `policyctl compile` and `check` run it on a file's bytes (YAML, or JSON
@@ -13,14 +14,11 @@ import SessionPolicyYAML
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
     let file = "fuzz.yaml"
-    let parsed: SourceFile.Parsed = DocumentFormat.parse(bytes, file: file).map {
-        (node: $0, text: String(decoding: bytes, as: UTF8.self))
-    }
-    switch PolicyFile.load(file, parsed: parsed) {
+    switch ReaderProbes.policy(bytes, file: file) {
     case let .failure(error):
         FuzzOracle.checkRefusal(error.diagnostics, file: file, text: String(decoding: bytes, as: UTF8.self))
     case let .success(loaded):
-        _ = PolicyLinter.findings(for: loaded.compiled.validated)
+        _ = ReaderProbes.lintWarnings(loaded.compiled)
     }
     return 0
 }

@@ -2,14 +2,8 @@ import Foundation
 import FuzzShared
 import SessionPolicy
 import SessionPolicyCheck
+import SessionPolicyTestSupport
 import SessionPolicyYAML
-
-/// The shipped policies, loaded once, as `policyctl check policies FILE` holds them.
-let policies: CheckInput = {
-    var input = CheckInput()
-    input.policies = FuzzOracle.shipped
-    return input
-}()
 
 /// The scenario loader, as `policyctl check` runs it on a scenario file's bytes beside the
 /// shipped policies: a refusal is located; every scenario that loads runs to a result.
@@ -18,10 +12,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
     let file = "fuzz-scenarios.yaml"
     let text = String(decoding: bytes, as: UTF8.self)
-    let parsed: SourceFile.Parsed = DocumentFormat.parse(bytes, file: file).map { (node: $0, text: text) }
-    var input = policies
-    var unknown = CheckInput.UnknownPolicies()
-    input.addScenarios(parsed, path: file, defaultPolicy: nil, unknown: &unknown)
+    let input = ReaderProbes.scenarios(bytes, file: file, policies: FuzzOracle.shipped)
     if input.diagnostics.hasErrors {
         FuzzOracle.checkRefusal(input.diagnostics.filter { $0.severity == .error }, file: nil, text: text)
     }

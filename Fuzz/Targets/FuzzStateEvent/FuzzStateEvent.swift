@@ -1,6 +1,7 @@
 import Foundation
 import FuzzShared
 import SessionPolicy
+import SessionPolicyJSON
 
 /// The JSON readers of session states and events that `policyctl eval` and the server use, on
 /// the same bytes read as a state, an event and an evaluation input (`{"state", "event"}`):
@@ -11,10 +12,10 @@ import SessionPolicy
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     let text = String(decoding: bytes, as: UTF8.self)
-    _ = read(bytes, text, FastJSON.sessionState) { r, node in r.sessionState(node, path: "") }
-    _ = read(bytes, text, FastJSON.event) { r, node in r.event(node, path: "") }
-    let request = read(bytes, text, { FastJSON.evaluationRequest($0).map(Input.init) }) { r, node in
-        r.evaluationInput(node, path: "").map(Input.init)
+    _ = read(bytes, text, FastJSON.sessionState) { b, file throws(DiagnosticError) in try StrictJSON.sessionState(b, file: file) }
+    _ = read(bytes, text, FastJSON.event) { b, file throws(DiagnosticError) in try StrictJSON.event(b, file: file) }
+    let request = read(bytes, text, { FastJSON.evaluationRequest($0).map(Input.init) }) { b, file throws(DiagnosticError) in
+        Input(try StrictJSON.evaluationRequest(b, file: file))
     }
     guard let state = request?.state, let event = request?.event else { return 0 }
     // One shipped policy per input (which one follows from its bytes), so that an execution
@@ -51,11 +52,11 @@ struct Input: Equatable {
 /// the fast one falls back; the located reader's refusal is located.
 func read<T: Equatable>(
     _ bytes: UnsafeRawBufferPointer, _ text: String, _ fast: (UnsafeRawBufferPointer) -> T?,
-    _ located: (inout SyntaxReader, SyntaxNode) -> T?
+    _ located: (UnsafeRawBufferPointer, String) throws(DiagnosticError) -> T
 ) -> T? {
     let file = "input.json"
     let quick = fast(bytes)
-    let result = Result { () throws(DiagnosticError) -> T in try JSONInput.read(bytes, file: file, located) }
+    let result = Result { () throws(DiagnosticError) -> T in try located(bytes, file) }
     switch (quick, result) {
     case let (quick?, .success(value)):
         if quick != value { FuzzOracle.fail("the fast reader read another \(T.self) than the located reader") }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyServer
 import SessionPolicyTestSupport
 import Testing

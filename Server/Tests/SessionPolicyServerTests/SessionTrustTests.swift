@@ -14,14 +14,9 @@ struct SessionTrustTests {
     /// A valid event of every kind, at `time`, with the facts its kind needs.
     static func sample(_ kind: EventKind, time: String = "2026-03-01T09:00:00Z") -> String {
         var fields = ["\"type\":\"\(kind.rawValue)\"", "\"time\":\"\(time)\""]
-        for fact in kind.requiredFacts.facts {
-            switch fact {
-            case .network: fields.append("\"network\":\"online\"")
-            case .authMode: fields.append("\"auth_mode\":\"biometric\"")
-            case .appID: fields.append("\"app_id\":\"com.example.other\"")
-            case .user: break  // the path's user
-            case .cause: fields.append("\"cause\":\"network\"")
-            }
+        let values = ["network": "online", "auth_mode": "biometric", "app_id": "com.example.other", "cause": "network"]
+        for key in ReaderProbes.requiredKeys(of: kind) where key != "user" {  // the path's user
+            fields.append("\"\(key)\":\"\(values[key]!)\"")
         }
         return "{" + fields.joined(separator: ",") + "}"
     }

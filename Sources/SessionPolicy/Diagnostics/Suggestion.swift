@@ -1,7 +1,8 @@
-/// "Did you mean" suggestions by edit distance.
-package enum Suggestion {
+/// "Did you mean" suggestions by edit distance (the help of `unknown-key` and of the server's
+/// unknown policy names).
+public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a plausible typo.
-    package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    public static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let w = Array(word.lowercased().unicodeScalars)
         var best: (String, Int)?
         for candidate in candidates {

@@ -1,8 +1,10 @@
+import Foundation
+
 /// One key of a JSON shape. Each shape (a session state, its failure counts, an event, the
 /// event's device facts) has one field table: an enum of these, one case per key, and the only
 /// place its keys are spelled. Everything that reads or writes the shape derives from it: the
 /// located reader's key lists (`SyntaxReader.sessionState(_:path:)`), the fast reader's key
-/// matching (`FastJSON`), the fast writer's key order, the `Codable` conformances (the table is
+/// matching (`FastJSON`, in `SessionPolicyJSON`), the fast writer's key order, the `Codable` conformances (the table is
 /// their `CodingKey`), and the tests that hold the JSON Schemas to the same keys.
 package protocol JSONField: CodingKey, CaseIterable, Sendable, RawRepresentable
 where RawValue == UInt8, AllCases == [Self] {
@@ -38,4 +40,31 @@ extension JSONField {
     }
     package var intValue: Int? { nil }
     package init?(intValue: Int) { nil }
+}
+
+/// Matching keys without making a `String`: the field tables' `init?(_:)` and the fast codec.
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes are exactly `literal`'s UTF-8 (keys and literals are short: up to 16
+    /// bytes are compared as two overlapping words).
+    @inline(__always)
+    package func equals(_ literal: StaticString) -> Bool {
+        equals(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Whether these bytes are exactly `other`.
+    @inline(__always)
+    package func equals(_ other: UnsafeRawBufferPointer) -> Bool {
+        let n = count
+        guard n == other.count else { return false }
+        guard n > 0, let a = baseAddress, let b = other.baseAddress else { return true }
+        if n >= 8, n <= 16 {
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+        }
+        if n >= 4, n < 8 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        return memcmp(a, b, n) == 0
+    }
 }

@@ -43,7 +43,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// Parses RFC 3339 from UTF-8 bytes, by the same rules as `parse(_:)` (which calls it), so
-    /// byte-level readers such as `FastJSON` accept exactly the times the text readers accept.
+    /// byte-level readers such as the wire codec (`SessionPolicyJSON`) accept exactly the times the text readers accept.
     package static func parse(utf8 b: UnsafeRawBufferPointer) -> Timestamp? {
         @inline(__always) func num(_ from: Int, _ count: Int) -> Int? {
             guard from + count <= b.count else { return nil }
@@ -130,7 +130,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    package static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -2,7 +2,7 @@ package import Foundation
 
 /// JSON text (RFC 8259, strictly) -> located `SyntaxNode`: the reference reader for every JSON
 /// input (request bodies, `policyctl eval` and `explain` inputs, `.json` policy and scenario
-/// files). `FastJSON` is its fast path and reads the same values and refuses the same inputs.
+/// files). `FastJSON` (`SessionPolicyJSON`) is its fast path and reads the same values and refuses the same inputs.
 ///
 /// The tree is the one the YAML front end builds for the same document: strings (keys too) are
 /// quoted scalars holding the decoded text; numbers, `true`, `false` and `null` are plain

@@ -1,5 +1,6 @@
 import Hummingbird
 import SessionPolicy
+import SessionPolicyJSON
 
 /// `{"state": {...}, "event": {...}}`, `state` optional (signed out): the evaluate route's body.
 struct EvaluationRequest: RequestBody {
@@ -10,8 +11,11 @@ struct EvaluationRequest: RequestBody {
         FastJSON.evaluationRequest(bytes).map { Self(state: $0.state, event: $0.event) }
     }
 
-    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
-        reader.evaluationInput(node, path: "").map { Self(state: $0.state, event: $0.event) }
+    static func located(
+        _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
+    ) throws(DiagnosticError) -> Self {
+        let request = try StrictJSON.evaluationRequest(bytes, file: StrictRequestDecoder.file, help: StrictRequestDecoder.help)
+        return Self(state: request.state, event: request.event)
     }
 }
 
@@ -22,20 +26,18 @@ struct BatchRequest: RequestBody {
     var items: [Result<FastJSON.Request, DiagnosticError>]
 
     static func byteLimit(_ limits: RequestLimits) -> Int { limits.batchBytes }
-    static func inputLimits(_ limits: RequestLimits) -> InputLimits {
-        .batch(bytes: limits.batchBytes, items: limits.batchItems)
-    }
 
     static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
-        guard let items = FastJSON.batchRequest(bytes, limits: inputLimits(limits)), items.count <= limits.batchItems
-        else { return nil }
-        return Self(items: items.map { .success($0) })
+        FastJSON.batchRequest(bytes, maxBytes: limits.batchBytes, maxItems: limits.batchItems).map { Self(items: $0.map { .success($0) }) }
     }
 
-    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
-        reader.evaluationBatchItems(node, limit: limits.batchItems).map { results in
-            Self(items: results.map { $0.map { (state: $0.state, event: $0.event) } })
-        }
+    static func located(
+        _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
+    ) throws(DiagnosticError) -> Self {
+        let items = try StrictJSON.batchRequest(
+            bytes, file: StrictRequestDecoder.file, help: StrictRequestDecoder.help, maxBytes: limits.batchBytes,
+            maxItems: limits.batchItems)
+        return Self(items: items)
     }
 }
 
@@ -47,15 +49,13 @@ struct EventRequest: RequestBody {
         FastJSON.eventRequest(bytes).map { Self(event: $0) }
     }
 
-    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
-        guard let f = reader.fields(node, path: "", allowed: ["event"]) else { return nil }
-        guard let node = reader.require(f, "event", help: "add `event:` with `type`, `time` and its context"),
-            let event = reader.event(node, path: "event", user: parameters.get("user"))
-        else { return nil }
-        for (key, value) in [("user", event.user), ("device.id", event.device.id), ("app_id", event.appID)] {
-            if let value, !StoredName.isStorable(value) { reader.error(.invalidValue, StoredName.message("event.\(key)"), at: node) }
-        }
-        return reader.diagnostics.hasErrors ? nil : Self(event: event)
+    static func located(
+        _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
+    ) throws(DiagnosticError) -> Self {
+        let event = try StrictJSON.eventRequest(
+            bytes, file: StrictRequestDecoder.file, help: StrictRequestDecoder.help, user: parameters.get("user"),
+            refuse: StoredName.refusal)
+        return Self(event: event)
     }
 }
 
@@ -67,21 +67,13 @@ struct NamesRequest<Keys: NameKeys>: RequestBody {
     /// A required key's value (present once the body is read).
     func required(_ key: String) -> String { names[key, default: ""] }
 
-    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self? {
-        guard let f = reader.fields(node, path: "", allowed: Keys.required + Keys.optional) else { return nil }
-        let before = reader.diagnostics.count
-        var out: [String: String] = [:]
-        func read(_ v: SyntaxNode, _ key: String) {
-            guard let s = reader.identity(v, key) else { return }
-            if StoredName.isStorable(s) { out[key] = s } else { reader.error(.invalidValue, StoredName.message(key), at: v) }
-        }
-        for key in Keys.required {
-            if let v = reader.require(f, key) { read(v, key) }
-        }
-        for key in Keys.optional {
-            if let v = f[key] { read(v, key) }
-        }
-        return reader.diagnostics.count == before ? Self(names: out) : nil
+    static func located(
+        _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
+    ) throws(DiagnosticError) -> Self {
+        let names = try StrictJSON.names(
+            bytes, file: StrictRequestDecoder.file, help: StrictRequestDecoder.help, required: Keys.required, optional: Keys.optional,
+            refuse: StoredName.refusal)
+        return Self(names: names)
     }
 }
 
@@ -96,4 +88,6 @@ protocol NameKeys: Sendable {
 enum StoredName {
     static func isStorable(_ name: String) -> Bool { !name.unicodeScalars.contains("\u{0}") }
     static func message(_ what: String) -> String { "`\(what)` contains U+0000, which the server does not store" }
+    /// The refusal of the strict readers (`StrictJSON.Refusal`): names that are not storable.
+    static func refusal(_ key: String, _ value: String) -> String? { isStorable(value) ? nil : message(key) }
 }

@@ -4,23 +4,21 @@ import SessionPolicy
 
 /// Reads bytes as the body of every route that takes one, the way the server does, and says
 /// what contradicts the readers' contract: for the fuzz target of request bodies (`Fuzz/`) and
-/// its regression tests. Not API.
-package enum RequestBodyCheck {
+/// its regression tests. A testing aid, public for the fuzz package: not for serving requests.
+public enum RequestBodyCheck {
     /// The problems found reading `bytes` as each request body shape (empty when none):
     /// - the fast reader's value differs from the located reader's (`FastJSON`'s promise: the
     ///   same value or a fall-back);
     /// - a refusal that is not a 400 with at least one error, or a diagnostic without a place
     ///   (`body:LINE:COLUMN`), a message or, for an error, a code.
-    package static func problems(_ bytes: [UInt8], user: String = "alice", limits: RequestLimits = RequestLimits()) -> [String] {
+    public static func problems(_ bytes: [UInt8], user: String = "alice", limits: RequestLimits = RequestLimits()) -> [String] {
         let parameters: Parameters = ["user": Substring(user)]
         let body = ByteBuffer(bytes: bytes)
         var out: [String] = []
         func check<S: RequestBody>(_ shape: S.Type, same: (S, S) -> Bool) {
             let fast = body.withUnsafeReadableBytes { S.fast($0, limits: limits) }
             let located = Result { () throws(APIError) -> S in
-                try StrictRequestDecoder.located(body, limits: S.inputLimits(limits)) { reader, node in
-                    S.read(&reader, node, limits: limits, parameters: parameters)
-                }
+                try StrictRequestDecoder.located(S.self, body, limits: limits, parameters: parameters)
             }
             switch (fast, located) {
             case let (fast?, .success(value)):

@@ -1,12 +1,13 @@
 public import Hummingbird
 import NIOCore
 import SessionPolicy
+import SessionPolicyJSON
 
 /// The request decoder of `ServerRequestContext`: the only way a request body becomes a value.
 /// It takes the body within its shape's byte limit (a larger body is a 413 before anything is
-/// parsed), tries the shape's fast reader, and otherwise reads the body with the core's strict,
-/// located JSON reader (`JSONSyntax`) and the shape's located reader, so a mistake gets the
-/// CLI's diagnostics (`body:LINE:COLUMN`, message, help) in a 400.
+/// parsed), tries the shape's fast reader (`FastJSON`), and otherwise reads the body with the
+/// strict, located reader of its shape (`StrictJSON`), so a mistake gets the CLI's diagnostics
+/// (`body:LINE:COLUMN`, message, help) in a 400.
 ///
 /// It decodes only `RequestBody` shapes; any other `Decodable` is a programming error and
 /// refused (500), never read by a lenient decoder.
@@ -42,24 +43,21 @@ public struct StrictRequestDecoder: RequestDecoder, Sendable {
         _ shape: S.Type, _ body: ByteBuffer, limits: RequestLimits, parameters: Parameters
     ) throws(APIError) -> S {
         if let value = body.withUnsafeReadableBytes({ S.fast($0, limits: limits) }) { return value }
-        return try Self.located(body, limits: S.inputLimits(limits)) { reader, node in
-            S.read(&reader, node, limits: limits, parameters: parameters)
-        }
+        return try Self.located(shape, body, limits: limits, parameters: parameters)
     }
 
     /// The file name diagnostics give a request body.
     static let file = "body"
+    /// The help of an empty request body.
+    static let help = "send one JSON object (`Content-Type: application/json`)"
 
-    /// Reads `body` with the strict JSON reader within `limits`, then with `read`; anything
-    /// refused is a 400 with the readers' diagnostics.
-    static func located<T>(
-        _ body: ByteBuffer, limits: InputLimits, _ read: (inout SyntaxReader, SyntaxNode) -> T?
-    ) throws(APIError) -> T {
+    /// Reads `body` with the strict, located reader of `shape`; anything refused is a 400 with
+    /// its diagnostics.
+    static func located<S: RequestBody>(
+        _ shape: S.Type, _ body: ByteBuffer, limits: RequestLimits, parameters: Parameters
+    ) throws(APIError) -> S {
         let result = body.withUnsafeReadableBytes { bytes in
-            Result { () throws(DiagnosticError) -> T in
-                try JSONInput.read(
-                    bytes, file: file, limits: limits, help: "send one JSON object (`Content-Type: application/json`)", read)
-            }
+            Result { () throws(DiagnosticError) -> S in try S.located(bytes, limits: limits, parameters: parameters) }
         }
         switch result {
         case let .success(value): return value
@@ -91,18 +89,17 @@ public struct RequestLimits: Sendable {
 protocol RequestBody: Decodable, Sendable {
     /// The most bytes a body of this shape may have.
     static func byteLimit(_ limits: RequestLimits) -> Int
-    /// The limits of the located reader for this shape.
-    static func inputLimits(_ limits: RequestLimits) -> InputLimits
     /// The fast reader: exactly the value the located reader reads from `bytes`, or nil to
     /// fall back to it (see `FastJSON`).
     static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self?
-    /// The located reader: the value, or nil with its problems in `reader`'s diagnostics.
-    static func read(_ reader: inout SyntaxReader, _ node: SyntaxNode, limits: RequestLimits, parameters: Parameters) -> Self?
+    /// The located reader (`StrictJSON`): the value, or its problems as diagnostics.
+    static func located(
+        _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
+    ) throws(DiagnosticError) -> Self
 }
 
 extension RequestBody {
     static func byteLimit(_ limits: RequestLimits) -> Int { limits.bodyBytes }
-    static func inputLimits(_ limits: RequestLimits) -> InputLimits { .files }
     static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? { nil }
 
     init(from decoder: any Decoder) throws {

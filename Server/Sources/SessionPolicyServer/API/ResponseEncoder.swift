@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 import NIOCore
 import SessionPolicy
+import SessionPolicyJSON
 
 /// The response encoder of `ServerRequestContext`: every value a handler returns is written
 /// as JSON with sorted keys and unescaped slashes (`JSONEncoder` with `.sortedKeys` and

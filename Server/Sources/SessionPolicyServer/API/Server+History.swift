@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// The decision log, read: a session's history for its user (or the back end), and a user's
 /// decisions across policies and devices for the back end (README, "Decision log").
@@ -59,53 +60,12 @@ extension Server {
     }
 }
 
-/// A page of the decision log, newest first.
+/// A page of the decision log, newest first: each item a `DecisionRecord`.
 struct DecisionHistory: ResponseEncodable {
-    struct Item: Encodable {
-        var id: Int64
-        var policy: String
-        var digest: String
-        var user: String
-        var device: String
-        var revision: Int64
-        var event: String
-        var network: String?
-        var time: Timestamp
-        var receivedAt: Timestamp
-        var decision: String?
-        var reason: String
-        var notices: [String]
-        var transition: Int
-        var state: String
-
-        enum CodingKeys: String, CodingKey {
-            case id, policy, digest, user, device, revision, event, network, time, decision, reason, notices, transition, state
-            case receivedAt = "received_at"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(policy, forKey: .policy)
-            try c.encode(digest, forKey: .digest)
-            try c.encode(user, forKey: .user)
-            try c.encode(device, forKey: .device)
-            try c.encode(revision, forKey: .revision)
-            try c.encode(event, forKey: .event)
-            try c.encode(network, forKey: .network)
-            try c.encode(time, forKey: .time)
-            try c.encode(receivedAt, forKey: .receivedAt)
-            try c.encode(decision, forKey: .decision)
-            try c.encode(reason, forKey: .reason)
-            try c.encode(notices, forKey: .notices)
-            try c.encode(transition, forKey: .transition)
-            try c.encode(state, forKey: .state)
-        }
-    }
     var user: String
     var policy: String?
     var device: String?
-    var decisions: [Item]
+    var decisions: [DecisionRecord]
     /// The `before` of the next page, or null on the last.
     var next: Int64?
 
@@ -113,12 +73,7 @@ struct DecisionHistory: ResponseEncodable {
         self.user = user
         self.policy = policy
         self.device = device
-        decisions = records.map {
-            Item(
-                id: $0.id, policy: $0.policy, digest: $0.digest, user: $0.user, device: $0.device, revision: $0.revision,
-                event: $0.event, network: $0.network, time: $0.eventTime, receivedAt: $0.serverTime, decision: $0.decision,
-                reason: $0.reason, notices: $0.notices, transition: $0.transition, state: $0.state)
-        }
+        decisions = records
         next = records.count == limit ? records.last?.id : nil
     }
 

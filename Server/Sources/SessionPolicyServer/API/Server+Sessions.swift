@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// Stateful evaluation: the server keeps each (policy, user, device) session's state. Every
 /// route takes the user's token, which opens only its own user's sessions and may report only

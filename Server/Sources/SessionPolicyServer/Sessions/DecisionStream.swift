@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// Writes every stateful decision as one JSON line to standard output or a file
 /// (`--decision-log`), in the shape Open Policy Agent's decision logs have: `decision_id`,

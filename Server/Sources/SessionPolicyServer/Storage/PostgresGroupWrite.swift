@@ -1,5 +1,6 @@
 import PostgresNIO
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// Conditional writes waiting for a group.
 struct PendingWrites {

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 public import PostgresNIO
 public import ServiceLifecycle
 public import SessionPolicy
+public import SessionPolicyDelivery
 
 /// The shared store: PostgreSQL through a postgres-nio connection pool, for several servers.
 ///

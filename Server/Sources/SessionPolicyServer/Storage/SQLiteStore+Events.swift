@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// The two statements every stateful event runs (read the session, write it back), on the
 /// SQLite C interface under GRDB's cached statements. Every event of the server goes through

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 public import SessionPolicy
+public import SessionPolicyDelivery
 
 /// The embedded store: one SQLite file (GRDB). Writes go through one serial connection in
 /// transactions, so events of one session are serialized. The database is in WAL mode with

@@ -1,9 +1,11 @@
 import Foundation
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// The stored sessions of one policy as JSON lines (`policyctl-sessions`, which
-/// `policyctl diff --storage` runs): one object per session, keys sorted,
-/// `{"device","revision","state","updated_at","user"}`, `state` as the store keeps it.
+/// `policyctl diff --storage` runs): one `ExportedSession` per line, keys sorted,
+/// `{"device","revision","state","updated_at","user"}`, `state` as the store keeps it; and the
+/// decision log's records, one `DecisionRecord` per line.
 public enum SessionExport {
     /// Sessions read per query.
     public static let pageSize = 1_000
@@ -16,10 +18,11 @@ public enum SessionExport {
     ) async throws -> Int {
         var after: SessionKey?
         var count = 0
+        let encoder = lineEncoder
         while true {
             let page = try await store.sessionPage(policy: policy, after: after, limit: pageSize)
             var text = ""
-            for (key, stored) in page { text += line(key, stored) + "\n" }
+            for (key, stored) in page { text += try line(key, stored, encoder) + "\n" }
             if !text.isEmpty { write(text) }
             count += page.count
             guard page.count == pageSize, let last = page.last else { return count }
@@ -28,9 +31,14 @@ public enum SessionExport {
     }
 
     /// One session's line, without the newline.
-    public static func line(_ key: SessionKey, _ stored: StoredSession) -> String {
-        "{\"device\":\(quoted(key.device)),\"revision\":\(stored.revision),\"state\":\(StoredJSON.encode(stored.state)),"
-            + "\"updated_at\":\(quoted(stored.updatedAt.description)),\"user\":\(quoted(key.user))}"
+    public static func line(_ key: SessionKey, _ stored: StoredSession) throws -> String {
+        try line(key, stored, lineEncoder)
+    }
+
+    static func line(_ key: SessionKey, _ stored: StoredSession, _ encoder: JSONEncoder) throws -> String {
+        let session = ExportedSession(
+            user: key.user, device: key.device, revision: stored.revision, state: stored.state, updatedAt: stored.updatedAt)
+        return String(decoding: try encoder.encode(session), as: UTF8.self)
     }
 
     /// Up to `limit` of the decision log's records matching `query`, newest first, as JSON lines
@@ -42,11 +50,12 @@ public enum SessionExport {
     ) async throws -> Int {
         var query = query
         var count = 0
+        let encoder = lineEncoder
         while count < limit {
             query.limit = min(500, limit - count)
             let page = try await store.decisions(query)
             var text = ""
-            for r in page { text += line(r) + "\n" }
+            for r in page { text += String(decoding: try encoder.encode(r), as: UTF8.self) + "\n" }
             if !text.isEmpty { write(text) }
             count += page.count
             guard page.count == query.limit, let last = page.last else { break }
@@ -56,13 +65,15 @@ public enum SessionExport {
     }
 
     /// One record's line, keys sorted, without the newline.
-    public static func line(_ r: DecisionRecord) -> String {
-        let notices = r.notices.map(quoted).joined(separator: ",")
-        return "{\"decision\":\(r.decision.map(quoted) ?? "null"),\"device\":\(quoted(r.device)),\"digest\":\(quoted(r.digest)),"
-            + "\"event\":\(quoted(r.event)),\"id\":\(r.id),\"network\":\(r.network.map(quoted) ?? "null"),\"notices\":[\(notices)],"
-            + "\"policy\":\(quoted(r.policy)),\"reason\":\(quoted(r.reason)),\"received_at\":\(quoted(r.serverTime.description)),"
-            + "\"revision\":\(r.revision),\"state\":\(quoted(r.state)),\"time\":\(quoted(r.eventTime.description)),"
-            + "\"transition\":\(r.transition),\"user\":\(quoted(r.user))}"
+    public static func line(_ r: DecisionRecord) throws -> String {
+        String(decoding: try lineEncoder.encode(r), as: UTF8.self)
+    }
+
+    /// The lines' encoder: compact, keys sorted, `/` as it is (as the stores keep JSON).
+    static var lineEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 
     /// `s` as a JSON string.

@@ -1,4 +1,5 @@
 public import SessionPolicy
+public import SessionPolicyDelivery
 
 /// Identifies one stored session: one policy's session of one user on one device.
 public struct SessionKey: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import SessionPolicy
+import SessionPolicyJSON
 
 /// The JSON both stores keep in their text columns (compact, sorted keys).
 enum StoredJSON {

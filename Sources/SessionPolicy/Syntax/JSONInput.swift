@@ -2,9 +2,9 @@ public import Foundation
 
 /// Reading a session state or an event from JSON with the rules of every other input: strict
 /// RFC 8259 syntax, the input limits, no unknown or repeated keys, names without surrounding
-/// spaces, the context each event kind needs; problems are located diagnostics. The fast reader
-/// (`FastJSON`) takes the common case and the reference (`JSONSyntax`, then `SyntaxReader`)
-/// everything else, with the same result.
+/// spaces, the context each event kind needs; problems are located diagnostics. This is the
+/// reference reader (`JSONSyntax`, then `SyntaxReader`); the server's fast codec
+/// (`SessionPolicyJSON`) reads the same values from the same bytes, faster.
 ///
 /// The `Codable` conformances of `SessionState` and `Event` are something else: the lenient
 /// storage form, for values this library wrote (see `SessionState`).
@@ -12,10 +12,6 @@ extension SessionState {
     /// Reads a session state document, `{"state": "active", "user": "alice", ...}`. `file`
     /// names the input in diagnostics.
     public init(json: Data, file: String = "") throws(DiagnosticError) {
-        if let state = json.withUnsafeBytes({ FastJSON.sessionState($0) }) {
-            self = state
-            return
-        }
         self = try JSONInput.read(json, file: file) { r, node in r.sessionState(node, path: "") }
     }
 }
@@ -24,10 +20,6 @@ extension Event {
     /// Reads an event document, `{"type": "launch", "time": "2026-03-01T09:00:00Z", ...}`.
     /// `file` names the input in diagnostics.
     public init(json: Data, file: String = "") throws(DiagnosticError) {
-        if let event = json.withUnsafeBytes({ FastJSON.event($0) }) {
-            self = event
-            return
-        }
         self = try JSONInput.read(json, file: file) { r, node in r.event(node, path: "") }
     }
 }
@@ -61,7 +53,7 @@ package enum JSONInput {
     }
 
     /// `read(_:file:limits:help:_:)` over `Data`.
-    static func read<T>(_ json: Data, file: String, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(DiagnosticError) -> T {
+    package static func read<T>(_ json: Data, file: String, _ read: (inout SyntaxReader, SyntaxNode) -> T?) throws(DiagnosticError) -> T {
         try json.withUnsafeBytes { bytes in
             Result { () throws(DiagnosticError) -> T in try Self.read(bytes, file: file, read) }
         }.get()

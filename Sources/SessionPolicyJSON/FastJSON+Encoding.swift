@@ -1,3 +1,5 @@
+public import SessionPolicy
+
 /// Writing outcomes and session states as JSON, byte for byte what `JSONEncoder` with
 /// `outputFormatting = [.sortedKeys, .withoutEscapingSlashes]` writes for the same value:
 /// keys in byte order, no spaces, `Outcome`'s explicit `null`s, `SessionState`'s absent keys
@@ -5,7 +7,7 @@
 /// `\r`, `\t`, other controls as `\u00xx`; `/`, DEL and non-ASCII written as they are).
 extension FastJSON {
     /// Appends `outcome` as JSON.
-    package static func append(_ outcome: Outcome, to out: inout [UInt8]) {
+    public static func append(_ outcome: Outcome, to out: inout [UInt8]) {
         let bound = JSONWriter.bound(outcome)
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: bound))
@@ -18,7 +20,7 @@ extension FastJSON {
     }
 
     /// Appends `state` as JSON (keys of absent values left out, as the synthesized encoding does).
-    package static func append(_ state: SessionState, to out: inout [UInt8]) {
+    public static func append(_ state: SessionState, to out: inout [UInt8]) {
         let bound = JSONWriter.bound(state)
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: bound))
@@ -34,7 +36,7 @@ extension FastJSON {
     /// for a value whose only key `results` holds `outcomes`. The array's capacity is the sum
     /// of `JSONWriter.bound(_:)`, about 2.4 KB per outcome for about 0.5 KB written: one
     /// allocation, no copy, some memory held until the response is sent.
-    package static func batchResponse(_ outcomes: [Outcome]) -> [UInt8] {
+    public static func batchResponse(_ outcomes: [Outcome]) -> [UInt8] {
         var bound = 16
         for i in outcomes.indices { bound += JSONWriter.bound(outcomes[i]) + 1 }
         return [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in

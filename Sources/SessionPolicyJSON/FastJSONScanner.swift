@@ -1,4 +1,5 @@
 import Foundation
+import SessionPolicy
 
 /// A cursor over the UTF-8 bytes of a JSON document, for `FastJSON`'s schema-driven readers.
 ///
@@ -248,31 +249,5 @@ struct FastJSONScanner {
         let n = literal.utf8CodeUnitCount
         guard bytes.count - index >= n else { return false }
         return UnsafeRawBufferPointer(rebasing: bytes[index..<(index + n)]).equals(literal)
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Whether these bytes are exactly `literal`'s UTF-8 (keys and literals are short: up to 16
-    /// bytes are compared as two overlapping words).
-    @inline(__always)
-    func equals(_ literal: StaticString) -> Bool {
-        equals(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    /// Whether these bytes are exactly `other`.
-    @inline(__always)
-    func equals(_ other: UnsafeRawBufferPointer) -> Bool {
-        let n = count
-        guard n == other.count else { return false }
-        guard n > 0, let a = baseAddress, let b = other.baseAddress else { return true }
-        if n >= 8, n <= 16 {
-            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
-                && a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-        }
-        if n >= 4, n < 8 {
-            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
-                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
-        }
-        return memcmp(a, b, n) == 0
     }
 }

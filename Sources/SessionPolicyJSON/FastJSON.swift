@@ -1,3 +1,5 @@
+public import SessionPolicy
+
 /// A fast, allocation-light codec for the JSON a high-throughput server reads and writes:
 /// session states, events and the request bodies that carry them, and outcomes.
 ///
@@ -27,15 +29,17 @@
 ///
 /// Encoding writes exactly what `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]`
 /// writes for the same value (see `FastJSON+Encoding.swift`).
-package enum FastJSON {
+///
+/// `StrictJSON` is the same shapes read by the reference, for the fall-back.
+public enum FastJSON {
 
     /// One evaluation: a session state (signed out when absent) and an event.
-    package typealias Request = (state: SessionState, event: Event)
+    public typealias Request = (state: SessionState, event: Event)
 
     // MARK: Documents
 
     /// A session state document: `{"state": "active", "user": "alice", ...}`.
-    package static func sessionState(_ bytes: UnsafeRawBufferPointer) -> SessionState? {
+    public static func sessionState(_ bytes: UnsafeRawBufferPointer) -> SessionState? {
         document(bytes) { s in
             var state = SessionState()
             return readState(&s, into: &state) ? state : nil
@@ -48,7 +52,7 @@ package enum FastJSON {
     }
 
     /// An event document: `{"type": "launch", "time": "2026-03-01T09:00:00Z", "network": ...}`.
-    package static func event(_ bytes: UnsafeRawBufferPointer) -> Event? {
+    public static func event(_ bytes: UnsafeRawBufferPointer) -> Event? {
         document(bytes) { s in
             var event = blankEvent
             return readEvent(&s, into: &event) ? event : nil
@@ -62,7 +66,7 @@ package enum FastJSON {
 
     /// An evaluation request: `{"state": {...}, "event": {...}}` with exactly these keys;
     /// `state` may be left out and then means `SessionState()` (as in `policyctl eval`).
-    package static func evaluationRequest(_ bytes: UnsafeRawBufferPointer) -> Request? {
+    public static func evaluationRequest(_ bytes: UnsafeRawBufferPointer) -> Request? {
         document(bytes) { s in
             var request = blankRequest
             return readRequest(&s, into: &request) ? request : nil
@@ -75,7 +79,15 @@ package enum FastJSON {
     }
 
     /// A batch of evaluation requests: `{"items": [{"state": {...}, "event": {...}}, ...]}`,
-    /// each item shaped like `evaluationRequest(_:)`. Nil if any item is not certain.
+    /// each item shaped like `evaluationRequest(_:)`, of at most `maxBytes` bytes and
+    /// `maxItems` items. Nil if any item is not certain, or the batch is over a limit.
+    public static func batchRequest(_ bytes: UnsafeRawBufferPointer, maxBytes: Int, maxItems: Int) -> [Request]? {
+        guard let items = batchRequest(bytes, limits: .batch(bytes: maxBytes, items: maxItems)), items.count <= maxItems
+        else { return nil }
+        return items
+    }
+
+    /// A batch of evaluation requests within `limits`.
     package static func batchRequest(_ bytes: UnsafeRawBufferPointer, limits: InputLimits = .files) -> [Request]? {
         document(bytes, limits: limits) { s in
             var items: [Request] = []
@@ -99,7 +111,7 @@ package enum FastJSON {
     }
 
     /// An event request: `{"event": {...}}`.
-    package static func eventRequest(_ bytes: UnsafeRawBufferPointer) -> Event? {
+    public static func eventRequest(_ bytes: UnsafeRawBufferPointer) -> Event? {
         document(bytes) { s in
             var event = blankEvent
             var seen = false
