@@ -9,7 +9,7 @@ import Testing
 /// scalars.
 @Suite("YAML reader")
 struct YAMLReaderTests {
-    func refusal(_ marked: String) -> (Diagnostic?, [String: SourceLocation]) {
+    func refusal(_ marked: String) -> (Diagnostic?, [String: SessionPolicy.SourceLocation]) {
         let (text, at) = Markers.extract(marked)
         guard case let .failure(e) = YAMLSyntax.parse(text, file: "test.yaml") else { return (nil, at) }
         #expect(e.diagnostics.count == 1, "\(e.diagnostics)")
