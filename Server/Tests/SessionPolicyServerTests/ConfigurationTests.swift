@@ -90,16 +90,6 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("every key is in the README's table, with its environment variable and option")
-    func documented() {
-        let readme = Fixtures.text("README.md")
-        for key in ServerConfiguration.keys {
-            #expect(readme.contains("`\(key.name)`"), "\(key.name)")
-            #expect(readme.contains("`\(key.environmentVariable)`"), "\(key.environmentVariable)")
-            if let option = key.option { #expect(readme.contains("`\(option)"), "\(option)") }
-        }
-    }
-
     static func load(_ c: Case) async throws(ConfigurationError) -> ServerConfiguration {
         var path: String?
         if let file = c.file {

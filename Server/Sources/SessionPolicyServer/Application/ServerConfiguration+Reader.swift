@@ -6,67 +6,9 @@ import SessionPolicyDelivery
 import SessionPolicyYAML
 import SystemPackage
 
-/// The configuration keys of the server, in one table: `policyctl serve` and an embedder read the
-/// same keys, from the command line, `SESSIONPOLICY_*` environment variables and a JSON file.
+/// Reading the keys of `ServerConfiguration.keys` from the command line, `SESSIONPOLICY_*`
+/// environment variables and a JSON file, or from providers of an embedder's choice.
 extension ServerConfiguration {
-    /// One configuration key: its name (dot-separated, as in the JSON file), the command-line
-    /// option that sets it in `policyctl serve`, and whether it is a secret (never logged).
-    public struct Key: Sendable {
-        /// The key, for example `token.issuer`; its environment variable is `SESSIONPOLICY_TOKEN_ISSUER`.
-        public let name: String
-        /// The `policyctl serve` option, if one sets it.
-        public let option: String?
-        /// Whether the value is a secret.
-        public let isSecret: Bool
-
-        /// The environment variable that sets this key.
-        public var environmentVariable: String {
-            "SESSIONPOLICY_" + name.uppercased().replacingOccurrences(of: ".", with: "_")
-        }
-    }
-
-    /// Every key the server reads, in the README's order.
-    public static let keys: [Key] = [
-        Key(name: "host", option: "--host", isSecret: false),
-        Key(name: "port", option: "--port", isSecret: false),
-        Key(name: "policies", option: "--policies", isSecret: false),
-        Key(name: "storage", option: "--storage", isSecret: true),
-        Key(name: "hs256.secret", option: nil, isSecret: true),
-        Key(name: "hs256.secret.file", option: "--hs256-secret-file", isSecret: false),
-        Key(name: "es256.public.key", option: nil, isSecret: false),
-        Key(name: "es256.public.key.file", option: "--es256-public-key", isSecret: false),
-        Key(name: "service.hs256.secret", option: nil, isSecret: true),
-        Key(name: "service.hs256.secret.file", option: "--service-hs256-secret-file", isSecret: false),
-        Key(name: "service.es256.public.key", option: nil, isSecret: false),
-        Key(name: "service.es256.public.key.file", option: "--service-es256-public-key", isSecret: false),
-        Key(name: "signing.key", option: nil, isSecret: true),
-        Key(name: "signing.key.file", option: "--signing-key", isSecret: false),
-        Key(name: "machine.validity", option: "--machine-validity", isSecret: false),
-        Key(name: "decision.log.retention", option: "--decision-log-retention", isSecret: false),
-        Key(name: "decision.log", option: "--decision-log", isSecret: false),
-        Key(name: "decision.log.hash.users", option: "--decision-log-hash-users", isSecret: false),
-        Key(name: "token.issuer", option: "--token-issuer", isSecret: false),
-        Key(name: "token.audience", option: "--token-audience", isSecret: false),
-        Key(name: "pools", option: "--pool", isSecret: true),
-        Key(name: "apps", option: "--app", isSecret: false),
-        Key(name: "reload.interval", option: "--reload-interval", isSecret: false),
-        Key(name: "max.body", option: "--max-body", isSecret: false),
-        Key(name: "max.batch.body", option: "--max-batch-body", isSecret: false),
-        Key(name: "max.batch.items", option: "--max-batch-items", isSecret: false),
-        Key(name: "clock.skew", option: "--clock-skew", isSecret: false),
-        Key(name: "clock.max.delay", option: "--clock-max-delay", isSecret: false),
-        Key(name: "ticket.lifetime", option: "--ticket-lifetime", isSecret: false),
-        Key(name: "detect.per.client", option: "--detect-per-client", isSecret: false),
-        Key(name: "detect.per.device", option: "--detect-per-device", isSecret: false),
-        Key(name: "store.timeout", option: "--store-timeout", isSecret: false),
-        Key(name: "store.connect.timeout", option: "--store-connect-timeout", isSecret: false),
-        Key(name: "health.max.write.wait", option: "--health-max-write-wait", isSecret: false),
-        Key(name: "http.request.timeout", option: "--http-request-timeout", isSecret: false),
-        Key(name: "http.idle.timeout", option: "--http-idle-timeout", isSecret: false),
-        Key(name: "http.max.connections", option: "--http-max-connections", isSecret: false),
-        Key(name: "log.level", option: "--log-level", isSecret: false),
-    ]
-
     /// Reads the configuration as `policyctl serve` does: `commandLine` values first (keys as
     /// in `keys`), then the `SESSIONPOLICY_*` variables of `environment`, then the JSON file named
     /// by `configFile` (or `SESSIONPOLICY_CONFIG`), whose nesting spells the keys
@@ -77,7 +19,7 @@ extension ServerConfiguration {
         var values: [AbsoluteConfigKey: ConfigValue] = [:]
         for (name, content) in commandLine {
             values[AbsoluteConfigKey(name.split(separator: ".").map(String.init))] = ConfigValue(
-                content, isSecret: keys.first { $0.name == name }?.isSecret ?? false)
+                content, isSecret: key(name)?.isSecret ?? false)
         }
         let secrets = Set(keys.filter(\.isSecret).map(\.environmentVariable))
         var providers: [any ConfigProvider] = [
@@ -118,39 +60,46 @@ extension ServerConfiguration {
     /// turns it into an error).
     init(config: ConfigReader) throws(ConfigurationError) {
         self.init()
-        func source(_ name: String) -> String {
-            let key = Self.keys.first { $0.name == name }
-            return [key?.option.map { "`\($0)`" }, key.map { "`\($0.environmentVariable)`" }, "`\(name)` in the file"]
-                .compactMap { $0 }.joined(separator: ", ")
-        }
+        let config = KeyReader(config: config)
+        try readBasics(config)
+        try readTokenKeys(config)
+        try readLists(config)
+        try readLimits(config)
+        try readDurations(config)
+        if let v = config.string("log.level") { logLevel = v }
+    }
 
-        if let v = config.string(forKey: "host") { host = v }
-        if let v = config.int(forKey: "port") {
+    /// The address, the policies, the store, the reload interval and the decision stream.
+    private mutating func readBasics(_ config: KeyReader) throws(ConfigurationError) {
+        if let v = config.string("host") { host = v }
+        if let v = config.int("port") {
             guard (0...65535).contains(v) else { throw ConfigurationError("port \(v) is out of range 0...65535") }
             port = v
         }
-        if let v = config.string(forKey: "policies") { policyDirectory = v }
-        if let v = config.string(forKey: "storage", isSecret: true) { storage = try StorageURL.parse(v) }
-        if let path = config.string(forKey: "hs256.secret.file") {
-            hs256Secret = try Self.read(path, what: "HS256 secret").trimmingCharacters(in: .whitespacesAndNewlines)
-        } else if let v = config.string(forKey: "hs256.secret", isSecret: true) {
-            hs256Secret = v
+        if let v = config.string("policies") { policyDirectory = v }
+        if let v = config.string("storage") { storage = try StorageURL.parse(v) }
+        if let v = config.double("reload.interval") {
+            guard v > 0, v.isFinite else { throw ConfigurationError("the reload interval must be a positive number of seconds") }
+            reloadInterval = .milliseconds(Int64(v * 1000))
         }
-        if let path = config.string(forKey: "es256.public.key.file") {
-            es256PublicKeyPEM = try Self.read(path, what: "ES256 public key")
-        } else if let v = config.string(forKey: "es256.public.key") {
-            es256PublicKeyPEM = v
+        if let v = config.string("decision.log") {
+            guard !v.isEmpty else { throw ConfigurationError("`decision.log` is empty", help: "give `stdout` or a file's path") }
+            decisionLogStream = v
         }
-        if let path = config.string(forKey: "service.hs256.secret.file") {
-            serviceHS256Secret = try Self.read(path, what: "service HS256 secret").trimmingCharacters(in: .whitespacesAndNewlines)
-        } else if let v = config.string(forKey: "service.hs256.secret", isSecret: true) {
-            serviceHS256Secret = v
+        if let v = config.bool("decision.log.hash.users") { decisionLogHashUsers = v }
+    }
+
+    /// The token keys and the machine signing key: each from its file, or else inline.
+    private mutating func readTokenKeys(_ config: KeyReader) throws(ConfigurationError) {
+        func secret(_ name: String, what: String, trimmed: Bool) throws(ConfigurationError) -> String? {
+            guard let path = config.string(name + ".file") else { return config.string(name) }
+            let text = try Self.read(path, what: what)
+            return trimmed ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
         }
-        if let path = config.string(forKey: "service.es256.public.key.file") {
-            serviceES256PublicKeyPEM = try Self.read(path, what: "service ES256 public key")
-        } else if let v = config.string(forKey: "service.es256.public.key") {
-            serviceES256PublicKeyPEM = v
-        }
+        hs256Secret = try secret("hs256.secret", what: "HS256 secret", trimmed: true)
+        es256PublicKeyPEM = try secret("es256.public.key", what: "ES256 public key", trimmed: false)
+        serviceHS256Secret = try secret("service.hs256.secret", what: "service HS256 secret", trimmed: true)
+        serviceES256PublicKeyPEM = try secret("service.es256.public.key", what: "service ES256 public key", trimmed: false)
         if serviceHS256Secret != nil && serviceHS256Secret == hs256Secret
             || serviceES256PublicKeyPEM != nil && serviceES256PublicKeyPEM == es256PublicKeyPEM
         {
@@ -158,25 +107,27 @@ extension ServerConfiguration {
                 "the service token key is the user token key, so any user token would pass as a service token",
                 help: "give service tokens a key of their own (`service.hs256.secret`, `service.es256.public.key`)")
         }
-        if let path = config.string(forKey: "signing.key.file") {
-            signingKeyPEM = try Self.read(path, what: "machine signing key")
-        } else if let v = config.string(forKey: "signing.key", isSecret: true) {
-            signingKeyPEM = v
-        }
+        signingKeyPEM = try secret("signing.key", what: "machine signing key", trimmed: false)
         if let pem = signingKeyPEM {
             do {
                 _ = try MachineSigner(privateKeyPEM: pem)
             } catch {
+                let name = config.string("signing.key.file") != nil ? "signing.key.file" : "signing.key"
                 throw ConfigurationError(
-                    "the machine signing key (set by \(source(config.string(forKey: "signing.key.file") != nil ? "signing.key.file" : "signing.key"))) is not a PEM private key of the curve P-256",
+                    "the machine signing key (set by \(config.sources(name))) is not a PEM private key of the curve P-256",
                     help: "make one with `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out signing.key.pem`")
             }
         }
-        tokenIssuer = config.string(forKey: "token.issuer")
-        tokenAudience = config.string(forKey: "token.audience")
-        for entry in config.stringArray(forKey: "pools", isSecret: true) ?? [] {
+        tokenIssuer = config.string("token.issuer")
+        tokenAudience = config.string("token.audience")
+    }
+
+    /// Pools and apps. A pool's secret is never repeated in an error, nor an entry that may be one.
+    private mutating func readLists(_ config: KeyReader) throws(ConfigurationError) {
+        for entry in config.list("pools") ?? [] {
             guard let colon = entry.firstIndex(of: ":"), colon != entry.startIndex else {
-                throw ConfigurationError("a pool is written ID:SECRET, found `\(entry.prefix(while: { $0 != ":" }))...`")
+                let id = entry.firstIndex(of: ":") == nil ? "no `:`" : "no id before the `:`"
+                throw ConfigurationError("a pool is written ID:SECRET, found \(id)")
             }
             let secret = String(entry[entry.index(after: colon)...])
             guard secret.utf8.count >= 16 else {
@@ -185,7 +136,7 @@ extension ServerConfiguration {
             }
             pools[String(entry[..<colon])] = secret
         }
-        for entry in config.stringArray(forKey: "apps") ?? [] {
+        for entry in config.list("apps") ?? [] {
             let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
                 throw ConfigurationError(
@@ -193,54 +144,52 @@ extension ServerConfiguration {
             }
             apps[parts[0]] = parts[1]
         }
-        if let v = config.double(forKey: "reload.interval") {
-            guard v > 0, v.isFinite else { throw ConfigurationError("the reload interval must be a positive number of seconds") }
-            reloadInterval = .milliseconds(Int64(v * 1000))
-        }
+        if let v = config.string("detect.per.client") { detectPerClient = try Self.rate(v, "detect.per.client") }
+        if let v = config.string("detect.per.device") { detectPerDevice = try Self.rate(v, "detect.per.device") }
+    }
+
+    /// The limits in bytes, items and connections: each positive.
+    private mutating func readLimits(_ config: KeyReader) throws(ConfigurationError) {
         func positive(_ name: String) throws(ConfigurationError) -> Int? {
-            guard let v = config.int(forKey: ConfigKey(name.split(separator: ".").map(String.init))) else { return nil }
-            guard v > 0 else { throw ConfigurationError("`\(name)` must be positive, found \(v) (set by \(source(name)))") }
+            guard let v = config.int(name) else { return nil }
+            guard v > 0 else { throw ConfigurationError("`\(name)` must be positive, found \(v) (set by \(config.sources(name)))") }
             return v
         }
         if let v = try positive("max.body") { maxBodyBytes = v }
         if let v = try positive("max.batch.body") { maxBatchBytes = v }
         if let v = try positive("max.batch.items") { maxBatchItems = v }
+        if let v = try positive("http.max.connections") { httpMaxConnections = v }
+    }
+
+    /// The durations, written `5m`, `90s`, `7d`.
+    private mutating func readDurations(_ config: KeyReader) throws(ConfigurationError) {
         func span(_ name: String, allowZero: Bool) throws(ConfigurationError) -> TimeSpan? {
-            guard let v = config.string(forKey: ConfigKey(name.split(separator: ".").map(String.init))) else { return nil }
+            guard let v = config.string(name) else { return nil }
             guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 || allowZero && span.seconds == 0 else {
                 throw ConfigurationError(
-                    "`\(name)` is `\(v)`, not a duration (set by \(source(name)))", help: "write for example `5m`, `90s` or `7d`")
+                    "`\(name)` is `\(v)`, not a duration (set by \(config.sources(name)))", help: "write for example `5m`, `90s` or `7d`")
             }
             return span
         }
         if let v = try span("clock.skew", allowZero: true) { clockSkew = v }
         if let v = try span("clock.max.delay", allowZero: true) { maxEventDelay = v }
         if let v = try span("machine.validity", allowZero: false) { machineValidity = v }
-        if config.string(forKey: "decision.log.retention") == "0" {
+        if config.string("decision.log.retention") == "0" {
             decisionLogRetention = TimeSpan(seconds: 0)  // `0` alone: no decision log
         } else if let v = try span("decision.log.retention", allowZero: true) {
             decisionLogRetention = v
         }
-        if let v = config.string(forKey: "decision.log") {
-            guard !v.isEmpty else { throw ConfigurationError("`decision.log` is empty", help: "give `stdout` or a file's path") }
-            decisionLogStream = v
-        }
-        if let v = config.bool(forKey: "decision.log.hash.users") { decisionLogHashUsers = v }
-        if let v = config.string(forKey: "ticket.lifetime") {
+        if let v = config.string("ticket.lifetime") {
             guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
                 throw ConfigurationError("the ticket lifetime `\(v)` is not a duration", help: "write for example `60s` or `2m`")
             }
             ticketLifetime = .seconds(span.seconds)
         }
-        if let v = config.string(forKey: "detect.per.client") { detectPerClient = try Self.rate(v, "detect.per.client") }
-        if let v = config.string(forKey: "detect.per.device") { detectPerDevice = try Self.rate(v, "detect.per.device") }
-        if let v = try positive("http.max.connections") { httpMaxConnections = v }
         if let v = try span("store.timeout", allowZero: false) { storeTimeout = .seconds(v.seconds) }
         if let v = try span("store.connect.timeout", allowZero: false) { storeConnectTimeout = .seconds(v.seconds) }
         if let v = try span("health.max.write.wait", allowZero: false) { healthMaxWriteWait = .seconds(v.seconds) }
         if let v = try span("http.request.timeout", allowZero: false) { httpRequestTimeout = .seconds(v.seconds) }
         if let v = try span("http.idle.timeout", allowZero: false) { httpIdleTimeout = .seconds(v.seconds) }
-        if let v = config.string(forKey: "log.level") { logLevel = v }
     }
 
     /// A secret or key file's text. At most 64 KiB plus one byte is read, so a wrong path
@@ -271,6 +220,52 @@ extension ServerConfiguration {
     }
 }
 
+/// Reads the keys of `ServerConfiguration.keys` from a `ConfigReader`, each as the table types it
+/// and secret where the table says so. Reading a key the table does not have, or as another type,
+/// is a programmer error: the table is the only place a key is declared.
+struct KeyReader {
+    let config: ConfigReader
+
+    func string(_ name: String) -> String? {
+        let key = Self.key(name, .string)
+        return config.string(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+    }
+
+    func int(_ name: String) -> Int? {
+        let key = Self.key(name, .int)
+        return config.int(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+    }
+
+    func double(_ name: String) -> Double? {
+        let key = Self.key(name, .double)
+        return config.double(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+    }
+
+    func bool(_ name: String) -> Bool? {
+        let key = Self.key(name, .bool)
+        return config.bool(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+    }
+
+    func list(_ name: String) -> [String]? {
+        let key = Self.key(name, .list)
+        return config.stringArray(forKey: ConfigKey(key.components), isSecret: key.isSecret)
+    }
+
+    /// Where the key `name` is set, for an error: its option, its environment variable, the file.
+    func sources(_ name: String) -> String {
+        let key = Self.key(name, nil)
+        return [key.option.map { "`\($0)`" }, "`\(key.environmentVariable)`", "`\(name)` in the file"]
+            .compactMap { $0 }.joined(separator: ", ")
+    }
+
+    private static func key(_ name: String, _ type: ServerConfiguration.Key.ValueType?) -> ServerConfiguration.Key {
+        guard let key = ServerConfiguration.key(name), type == nil || key.type == type else {
+            preconditionFailure("`\(name)` is read as \(type.map { "\($0)" } ?? "a key") but ServerConfiguration.keys says otherwise")
+        }
+        return key
+    }
+}
+
 /// Collects what a configuration source gave that could not be read (a port that is not a
 /// number, a file value of the wrong type), so that `init(config:)` refuses it instead of
 /// falling back to a default.
@@ -281,7 +276,7 @@ final class ConfigurationProblems: AccessReporter, Sendable {
 
     func report(_ event: AccessEvent) {
         let name = event.metadata.key.components.joined(separator: ".")
-        let key = ServerConfiguration.keys.first { $0.name == name }
+        let key = ServerConfiguration.key(name)
         for r in event.providerResults {
             let failed: Bool
             switch r.result {

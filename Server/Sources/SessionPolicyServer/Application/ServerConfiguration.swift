@@ -2,8 +2,8 @@ public import SessionPolicy
 
 /// Everything `policyctl serve` can be told; the defaults serve `policies/` on 127.0.0.1:8080
 /// with an SQLite file. Read it from the command line, the environment and a file with
-/// `load(commandLine:environment:configFile:)` (the keys are `keys`), or build it in code.
-public struct ServerConfiguration: Sendable {
+/// `load(commandLine:environment:configFile:)` (the keys are `keys`, one table), or build it in code.
+public struct ServerConfiguration: Sendable, Equatable {
     /// The address to listen on.
     public var host = "127.0.0.1"
     /// The port; 0 picks a free one (the log and `policyctl serve` print it).

@@ -1,0 +1,161 @@
+/// The configuration keys of the server, in one table. Everything else follows from it: the
+/// options of `policyctl-serve` and their `--help`, the `SESSIONPOLICY_*` environment
+/// variables, the keys of the JSON file, the README's table (a test holds it equal), which
+/// values are secret, and where an error says a bad value came from.
+extension ServerConfiguration {
+    /// One configuration key: its name (dot-separated, as in the JSON file), the type of its
+    /// value, its default, what it sets, whether it is a secret, and the command-line option that
+    /// sets it in `policyctl-serve`.
+    public struct Key: Sendable, Equatable {
+        /// The type of a value, as the three sources give it. A list is repeatable on the command
+        /// line (`--pool A --pool B`), comma-separated in the environment and an array in the file.
+        public enum ValueType: Sendable, Equatable {
+            /// Text: a word, a path, a URL, a duration such as `5m`.
+            case string
+            /// A whole number.
+            case int
+            /// A number.
+            case double
+            /// `true` or `false`; on the command line a flag, which sets `true`.
+            case bool
+            /// A list of strings.
+            case list
+        }
+
+        /// How the command line spells a key.
+        public enum CommandLineOption: Sendable, Equatable {
+            /// `--` and the name, dots as `-`: `store.timeout` is `--store-timeout`.
+            case fromName
+            /// An option of another name, such as `--pool` for `pools`.
+            case named(String)
+            /// No option: the key is set only in the environment or the file (a secret, a PEM).
+            case absent
+        }
+
+        /// The key, for example `token.issuer`; its environment variable is `SESSIONPOLICY_TOKEN_ISSUER`.
+        public let name: String
+        /// The type of its value.
+        public let type: ValueType
+        /// The default, as one would write it (`5s`, `8080`); nil when unset by default.
+        public let defaultValue: String?
+        /// What the key sets, one line without a final period.
+        public let help: String
+        /// Whether the value is a secret: never printed, never logged.
+        public let isSecret: Bool
+        /// The `policyctl-serve` option, such as `--host`, if one sets the key.
+        public let option: String?
+
+        /// A key of the table.
+        public init(
+            _ name: String, _ type: ValueType, default defaultValue: String?, _ help: String, secret: Bool = false,
+            option: CommandLineOption = .fromName
+        ) {
+            self.name = name
+            self.type = type
+            self.defaultValue = defaultValue
+            self.help = help
+            self.isSecret = secret
+            switch option {
+            case .fromName: self.option = "--" + name.replacingOccurrences(of: ".", with: "-")
+            case let .named(spelled): self.option = spelled
+            case .absent: self.option = nil
+            }
+        }
+
+        /// Whether the command line takes the option several times (a list).
+        public var isRepeatable: Bool { type == .list }
+
+        /// The environment variable that sets this key: `SESSIONPOLICY_` and the name in
+        /// capitals, dots as `_`.
+        public var environmentVariable: String {
+            "SESSIONPOLICY_" + name.uppercased().replacingOccurrences(of: ".", with: "_")
+        }
+
+        /// The key's path in the JSON file: `{"store": {"timeout": "5s"}}` sets `store.timeout`.
+        public var components: [String] { name.split(separator: ".").map(String.init) }
+    }
+
+    /// Every key the server reads, in the README's order. A new key is one line here and its
+    /// use in `init(config:)`.
+    public static let keys: [Key] = [
+        Key("host", .string, default: "127.0.0.1", "Address to listen on"),
+        Key("port", .int, default: "8080", "Port to listen on; 0 picks a free one (the first line of output says which)"),
+        Key("policies", .string, default: "policies", "Directory of policy files"),
+        Key(
+            "storage", .string, default: "sqlite:sessionpolicy.sqlite",
+            "Session storage: `sqlite:PATH` or `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=require]`", secret: true),
+        Key("hs256.secret", .string, default: nil, "HS256 secret of user tokens, at least 32 bytes", secret: true, option: .absent),
+        Key("hs256.secret.file", .string, default: nil, "File holding the HS256 secret of user tokens (wins over `hs256.secret`)"),
+        Key("es256.public.key", .string, default: nil, "ES256 public key of user tokens, the PEM", option: .absent),
+        Key(
+            "es256.public.key.file", .string, default: nil,
+            "PEM file of the ES256 public key of user tokens (wins over `es256.public.key`)", option: .named("--es256-public-key")),
+        Key(
+            "service.hs256.secret", .string, default: nil,
+            "HS256 secret of service tokens, the back end's credential, at least 32 bytes", secret: true, option: .absent),
+        Key(
+            "service.hs256.secret.file", .string, default: nil,
+            "File holding the HS256 secret of service tokens (wins over `service.hs256.secret`)"),
+        Key("service.es256.public.key", .string, default: nil, "ES256 public key of service tokens, the PEM", option: .absent),
+        Key(
+            "service.es256.public.key.file", .string, default: nil,
+            "PEM file of the ES256 public key of service tokens (wins over `service.es256.public.key`)",
+            option: .named("--service-es256-public-key")),
+        Key(
+            "signing.key", .string, default: nil,
+            "PEM of the P-256 private key the server signs each policy's machine with, served at "
+                + "`GET /v1/policies/{policy}/machine` (without one, that route answers 404)", secret: true, option: .absent),
+        Key(
+            "signing.key.file", .string, default: nil, "PEM file of the machine signing key (wins over `signing.key`)",
+            option: .named("--signing-key")),
+        Key("machine.validity", .string, default: "7d", "How long a signed machine is valid, e.g. `7d`; signed again at half"),
+        Key(
+            "decision.log.retention", .string, default: "90d",
+            "How long the decision log keeps each decision, e.g. `90d`; `0` keeps no decision log"),
+        Key("decision.log", .string, default: nil, "Also write every decision as a JSON line to `stdout` or this file"),
+        Key("decision.log.hash.users", .bool, default: "false", "In those lines, write the user id as its SHA-256"),
+        Key("token.issuer", .string, default: nil, "Required `iss` of user and service tokens (not checked when unset)"),
+        Key("token.audience", .string, default: nil, "Required `aud` of user and service tokens (not checked when unset)"),
+        Key(
+            "pools", .list, default: nil, "A user pool and its secret, `ID:SECRET` (a secret of 16 bytes or more)", secret: true,
+            option: .named("--pool")),
+        Key(
+            "apps", .list, default: nil,
+            "An app id and the policy that decides its detections, `APP:POLICY` (an app not listed cannot detect)",
+            option: .named("--app")),
+        Key("reload.interval", .double, default: "2", "Seconds between checks of the policy directory (SIGHUP reloads at once)"),
+        Key("max.body", .int, default: "65536", "Largest request body in bytes, except batches"),
+        Key("max.batch.body", .int, default: "16777216", "Largest batch request body in bytes"),
+        Key("max.batch.items", .int, default: "50000", "Most items in one batch"),
+        Key("clock.skew", .string, default: "5m", "How far in the server's future an event may be dated, e.g. `5m`"),
+        Key("clock.max.delay", .string, default: "7d", "How long after its time an event may still arrive, e.g. `7d`"),
+        Key("ticket.lifetime", .string, default: "60s", "How long a detection ticket works, e.g. `60s`, `2m`"),
+        Key(
+            "detect.per.client", .string, default: "60/20",
+            "Detections allowed per client address per minute, and the burst, `N/BURST`"),
+        Key("detect.per.device", .string, default: "10/5", "Detections allowed per device id per minute, and the burst, `N/BURST`"),
+        Key(
+            "store.timeout", .string, default: "5s",
+            "Longest wait on the store for a connection, one statement or a lock (PostgreSQL's `statement_timeout`, "
+                + "SQLite's busy timeout), e.g. `5s`; past it a request is answered 503 `store-unavailable`"),
+        Key(
+            "store.connect.timeout", .string, default: "5s",
+            "Longest time to open one PostgreSQL connection (TCP, TLS, authentication), e.g. `5s`"),
+        Key(
+            "health.max.write.wait", .string, default: "30s",
+            "`GET /healthz` answers 503 while a session write has waited longer than this (a wedged writer), e.g. `30s`"),
+        Key(
+            "http.request.timeout", .string, default: "30s",
+            "Close a connection whose request is not answered this long after its first byte (headers or a body sent "
+                + "slowly), e.g. `30s`"),
+        Key("http.idle.timeout", .string, default: "60s", "Close a connection idle this long between requests, e.g. `60s`"),
+        Key(
+            "http.max.connections", .int, default: "10000",
+            "Most connections held open at once (more wait in the listen backlog); lowered at start to the open-file "
+                + "limit less 256"),
+        Key("log.level", .string, default: "info", "Log level: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`"),
+    ]
+
+    /// The key named `name`, if the table has one.
+    public static func key(_ name: String) -> Key? { keys.first { $0.name == name } }
+}
