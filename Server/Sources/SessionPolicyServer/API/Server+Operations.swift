@@ -74,7 +74,7 @@ extension Server {
         return PoliciesReport(
             policies: snapshot.policies.values.sorted { $0.policy.name < $1.policy.name }.map {
                 .init(
-                    name: $0.policy.name, description: $0.policy.machine.description, file: $0.file, digest: $0.digest,
+                    name: $0.policy.name, description: $0.policy.policy.description, file: $0.file, digest: $0.digest,
                     loadedAt: iso.string(from: $0.loadedAt))
             },
             problems: PoliciesReport.problems(snapshot))
