@@ -42,6 +42,20 @@ class Guard {
 
 // Condition ops and facts.
 const C_ONE_OF = 0, C_COMPARE = 1, C_VERSION = 2, C_AND = 3, C_OR = 4, C_NOT = 5;
+/** The condition ops by their code above. */
+const CONDITION_OPS = ['one_of', 'compare', 'compare_version', 'and', 'or', 'not'];
+/** The attribute types' kinds. */
+const ATTRIBUTE_TYPES = ['words', 'version', 'boolean', 'integer', 'duration', 'string'];
+/**
+ * Every code a machine document can be refused with (docs/machine-format.md, "What the reader
+ * refuses"): the JSON reader's, then the document reader's. test/vocabulary.test.mjs holds it
+ * against spec/vocabulary.json and against the codes json.mjs and this module write.
+ */
+const DOCUMENT_CODES = [
+  'invalid-json', 'invalid-utf8', 'unsupported-encoding', 'input-too-large', 'nesting-too-deep', 'too-many-nodes',
+  'duplicate-key', 'empty-document', 'wrong-type', 'missing-key', 'unknown-key', 'invalid-value', 'unsupported-format',
+  'digest-mismatch', 'inconsistent-machine',
+];
 const FACTS = [
   'event', 'state', 'network', 'auth_mode', 'device.keystore', 'device.integrity', 'elapsed.since_idp_login',
   'elapsed.since_online', 'elapsed.since_activity', 'failures.biometric', 'failures.offline_login',
@@ -376,7 +390,7 @@ class DocumentReader {
     if (kind === 'words') {
       const words = this.array(this.object(a.type, 'type `words`', ['kind', 'words']).words, '`words`').map((x) => this.string(x, 'a word'));
       type = { kind, words };
-    } else if (['version', 'boolean', 'integer', 'duration', 'string'].includes(kind)) {
+    } else if (ATTRIBUTE_TYPES.includes(kind)) {
       this.object(a.type, `type \`${kind}\``, ['kind']);
       type = { kind };
     } else {
@@ -492,12 +506,12 @@ function groupTransitions(transitions) {
 function conditionValue(c) {
   const fact = () => (c.fact === F_ATTRIBUTE ? { attribute: c.name } : { fact: c.name });
   switch (c.op) {
-    case C_ONE_OF: return { ...fact(), op: 'one_of', values: c.values, negated: c.negated };
-    case C_COMPARE: return { ...fact(), op: 'compare', comparison: COMPARISONS[c.cmp], value: c.value };
-    case C_VERSION: return { ...fact(), op: 'compare_version', comparison: COMPARISONS[c.cmp], value: c.value.join('.') };
-    case C_AND: return { op: 'and', left: conditionValue(c.left), right: conditionValue(c.right) };
-    case C_OR: return { op: 'or', left: conditionValue(c.left), right: conditionValue(c.right) };
-    default: return { op: 'not', operand: conditionValue(c.left) };
+    case C_ONE_OF: return { ...fact(), op: CONDITION_OPS[C_ONE_OF], values: c.values, negated: c.negated };
+    case C_COMPARE: return { ...fact(), op: CONDITION_OPS[C_COMPARE], comparison: COMPARISONS[c.cmp], value: c.value };
+    case C_VERSION: return { ...fact(), op: CONDITION_OPS[C_VERSION], comparison: COMPARISONS[c.cmp], value: c.value.join('.') };
+    case C_AND: return { op: CONDITION_OPS[C_AND], left: conditionValue(c.left), right: conditionValue(c.right) };
+    case C_OR: return { op: CONDITION_OPS[C_OR], left: conditionValue(c.left), right: conditionValue(c.right) };
+    default: return { op: CONDITION_OPS[C_NOT], operand: conditionValue(c.left) };
   }
 }
 
@@ -546,4 +560,4 @@ function documentValue(m) {
   };
 }
 
-export { C_AND, C_COMPARE, C_NOT, C_ONE_OF, C_OR, DocumentReader, F_ATTRIBUTE, G, documentValue, groupTransitions };
+export { ATTRIBUTE_TYPES, CONDITION_OPS, C_AND, C_COMPARE, C_NOT, C_ONE_OF, C_OR, DOCUMENT_CODES, DocumentReader, FACTS, F_ATTRIBUTE, G, documentValue, groupTransitions };
