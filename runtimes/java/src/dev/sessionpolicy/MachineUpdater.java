@@ -367,8 +367,11 @@ public final class MachineUpdater {
         return true;
     }
 
-    /** Step 8: null when {@code signature} (r then s, 32 bytes each) verifies over {@code b[from, to)} with {@code key}, else why not. */
-    private static String verify(TrustedKey key, byte[] b, int from, int to, byte[] signature) {
+    /**
+     * Step 8: null when {@code signature} (r then s, 32 bytes each) verifies over {@code b[from, to)} with {@code key}, else why
+     * not. Package-private for {@code WycheproofTest}.
+     */
+    static String verify(TrustedKey key, byte[] b, int from, int to, byte[] signature) {
         if (signature.length != 64) return "the signature is " + signature.length + " bytes, not 64 (r then s)";
         BigInteger r = new BigInteger(1, Arrays.copyOfRange(signature, 0, 32));
         BigInteger s = new BigInteger(1, Arrays.copyOfRange(signature, 32, 64));
