@@ -54,4 +54,37 @@ class WycheproofTest {
         assertEquals(total, passed + acceptable);
         assertTrue(total >= 250, "only " + total + " vectors");
     }
+
+    /**
+     * {@code P256.verify}, which {@code MachineUpdater.verify} asks only when the JDK refused a signature
+     * with a small r, is a whole verifier: every vector of 64 bytes gets its expected result from it too.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void thePlainArithmeticVerifierAlone() throws Exception {
+        byte[] bytes = Files.readAllBytes(
+            VocabularyTest.spec().resolve("wycheproof").resolve("ecdsa_secp256r1_sha256_p1363_test.json"));
+        Map<String, Object> suite = (Map<String, Object>) Canonical.fromNode(JsonSyntax.parse(bytes));
+        List<String> failures = new ArrayList<>();
+        int checked = 0;
+        java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+        for (Object g : (List<Object>) suite.get("testGroups")) {
+            Map<String, Object> group = (Map<String, Object>) g;
+            byte[] point = hex((String) group.get("publicKeyDer"));
+            java.math.BigInteger x = new java.math.BigInteger(1, java.util.Arrays.copyOfRange(point, 27, 59));
+            java.math.BigInteger y = new java.math.BigInteger(1, java.util.Arrays.copyOfRange(point, 59, 91));
+            for (Object v : (List<Object>) group.get("tests")) {
+                Map<String, Object> t = (Map<String, Object>) v;
+                byte[] sig = hex((String) t.get("sig"));
+                if (sig.length != 64 || t.get("result").equals("acceptable")) continue;
+                checked++;
+                boolean verified = P256.verify(x, y, sha256.digest(hex((String) t.get("msg"))),
+                    new java.math.BigInteger(1, java.util.Arrays.copyOfRange(sig, 0, 32)),
+                    new java.math.BigInteger(1, java.util.Arrays.copyOfRange(sig, 32, 64)));
+                if (verified != t.get("result").equals("valid")) failures.add("tcId " + t.get("tcId") + " (" + t.get("comment") + ")");
+            }
+        }
+        assertEquals(Collections.emptyList(), failures);
+        assertTrue(checked >= 200, "only " + checked + " vectors of 64 bytes");
+    }
 }
