@@ -33,5 +33,5 @@ test('every generated document is read as the Swift engine reads it', (t) => {
   const r = runGeneratedDocuments();
   t.diagnostic(`generated documents: ${r.passed} passed, ${r.failed} failed`);
   assert.deepEqual(r.failures.slice(0, 20), []);
-  assert.ok(r.passed >= 1000, `only ${r.passed} generated documents`);
+  assert.ok(r.passed >= 500, `only ${r.passed} generated documents`);
 });

@@ -115,6 +115,6 @@ class GeneratedDocumentsTest {
         System.out.println("generated documents: " + passed + " passed, " + failures.size() + " failed");
         assertEquals(Collections.emptyList(), failures.subList(0, Math.min(20, failures.size())),
             failures.size() + " generated documents read otherwise than by the Swift engine");
-        assertTrue(passed >= 1000, "generated-documents.jsonl holds only " + passed + " documents");
+        assertTrue(passed >= 500, "generated-documents.jsonl holds only " + passed + " documents");
     }
 }
