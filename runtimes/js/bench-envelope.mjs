@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { createPrivateKey, sign } from 'node:crypto';
 import { MachineUpdater, PolicyMachine, keyId, sha256 } from './sessionpolicy.mjs';
-import { verifyP256, p256KeyFromSPKI, derFromPEM } from './p256.mjs';
+import { verifyP256, p256KeyFromSPKI, derFromPEM } from './src/p256.mjs';
 
 const args = process.argv.slice(2);
 const i = args.indexOf('--rounds');

@@ -1,6 +1,15 @@
 package import Foundation
 
 extension MachineDocument {
+    /// Every code a machine document can be refused with (docs/machine-format.md, "What the reader
+    /// refuses"): the JSON reader's, then the document reader's. spec/vocabulary.json's
+    /// `document_codes`, which the Java and JavaScript runtimes hold their own lists against.
+    package static let refusalCodes: [DiagnosticCode] = [
+        .invalidJSON, .invalidUTF8, .unsupportedEncoding, .inputTooLarge, .nestingTooDeep, .tooManyNodes, .duplicateKey,
+        .emptyDocument, .wrongType, .missingKey, .unknownKey, .invalidValue, .unsupportedFormat, .digestMismatch,
+        .inconsistentMachine,
+    ]
+
     /// Reads a machine document: refuses another format, a digest that does not match the
     /// document, and a machine this engine cannot run as written (an unknown state, event, guard
     /// or effect; transitions out of order; a (state, event) pair without a final `always`; a

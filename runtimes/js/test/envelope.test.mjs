@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { MachineUpdater, PolicyMachine, SessionPolicyError, keyId, sha256Hex, ENVELOPE_FORMAT } from '../sessionpolicy.mjs';
-import { P256_ORDER } from '../p256.mjs';
+import { P256_ORDER } from '../src/p256.mjs';
 
 const spec = (path) => fileURLToPath(new URL(`../../../spec/conformance/${path}`, import.meta.url));
 const pub = (name) => readFileSync(spec(`keys/${name}.pub.pem`), 'utf8');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPairSync, createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, randomBytes } from 'node:crypto';
-import { verifyP256, p256KeyFromSPKI, derFromPEM, isOnP256, P256_ORDER } from '../p256.mjs';
+import { verifyP256, p256KeyFromSPKI, derFromPEM, isOnP256, P256_ORDER } from '../src/p256.mjs';
 import { sha256, keyId, SessionPolicyError } from '../sessionpolicy.mjs';
 
 const keys = fileURLToPath(new URL('../../../spec/conformance/keys/', import.meta.url));

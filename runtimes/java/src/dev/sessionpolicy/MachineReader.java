@@ -3,6 +3,7 @@ package dev.sessionpolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,15 @@ import java.util.Map;
  */
 final class MachineReader {
     static final String FORMAT = "sessionpolicy-machine/1";
+    /**
+     * Every code a machine document can be refused with (docs/machine-format.md, "What the reader
+     * refuses"): the JSON reader's, then this reader's. {@code VocabularyTest} holds it against
+     * spec/vocabulary.json and against the codes {@code JsonSyntax} and this class write.
+     */
+    static final List<String> REFUSAL_CODES = Collections.unmodifiableList(Arrays.asList("invalid-json", "invalid-utf8",
+        "unsupported-encoding", "input-too-large", "nesting-too-deep", "too-many-nodes", "duplicate-key", "empty-document",
+        "wrong-type", "missing-key", "unknown-key", "invalid-value", "unsupported-format", "digest-mismatch",
+        "inconsistent-machine"));
     static final List<String> DOCUMENT_KEYS = Arrays.asList("format", "digest", "name", "description", "source", "states", "events",
             "transitions", "rules", "attributes", "trusted_apps", "reveal_refusal", "scopes", "levers");
 

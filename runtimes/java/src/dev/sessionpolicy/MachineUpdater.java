@@ -5,7 +5,10 @@ import androidx.annotation.Nullable;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.security.Signature;
+import java.security.interfaces.ECPublicKey;
+import java.security.spec.ECPoint;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -367,8 +370,11 @@ public final class MachineUpdater {
         return true;
     }
 
-    /** Step 8: null when {@code signature} (r then s, 32 bytes each) verifies over {@code b[from, to)} with {@code key}, else why not. */
-    private static String verify(TrustedKey key, byte[] b, int from, int to, byte[] signature) {
+    /**
+     * Step 8: null when {@code signature} (r then s, 32 bytes each) verifies over {@code b[from, to)} with {@code key}, else why
+     * not. Package-private for {@code WycheproofTest}.
+     */
+    static String verify(TrustedKey key, byte[] b, int from, int to, byte[] signature) {
         if (signature.length != 64) return "the signature is " + signature.length + " bytes, not 64 (r then s)";
         BigInteger r = new BigInteger(1, Arrays.copyOfRange(signature, 0, 32));
         BigInteger s = new BigInteger(1, Arrays.copyOfRange(signature, 32, 64));
@@ -380,7 +386,16 @@ public final class MachineUpdater {
             verifier.initVerify(key.publicKey());
             verifier.update(b, from, to - from);
             if (verifier.verify(der(signature))) return null;
-        } catch (GeneralSecurityException e) {
+            // The JDK refuses a valid signature whose point has an x-coordinate of n or more (then
+            // r = x - n, below p - n): only such an r is checked again, in plain arithmetic
+            // (P256; Wycheproof tcId 115 and 257, spec/wycheproof).
+            if (r.compareTo(P256.P.subtract(P256.N)) < 0) {
+                ECPoint q = ((ECPublicKey) key.publicKey()).getW();
+                MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+                sha256.update(b, from, to - from);
+                if (P256.verify(q.getAffineX(), q.getAffineY(), sha256.digest(), r, s)) return null;
+            }
+        } catch (GeneralSecurityException | ClassCastException e) {
             return "the signature does not verify: " + e.getMessage();
         }
         return "the signature does not verify with key " + key.id();
