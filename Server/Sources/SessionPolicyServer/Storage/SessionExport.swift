@@ -1,6 +1,6 @@
 import Foundation
 import SessionPolicy
-import SessionPolicyDelivery
+public import SessionPolicyDelivery
 
 /// The stored sessions of one policy as JSON lines (`policyctl-sessions`, which
 /// `policyctl diff --storage` runs): one `ExportedSession` per line, keys sorted,
