@@ -1,5 +1,5 @@
 public import SessionPolicy
-public import SessionPolicyDelivery
+import SessionPolicyDelivery
 
 /// The server's session logic without HTTP: apply an event to a stored session atomically, and
 /// end the device sessions a wipe ends. The routes call it; another front end (a queue consumer,
