@@ -45,6 +45,10 @@ struct ConfigurationKeysTests {
             "ticket.lifetime": "2m", "detect.per.client": "5/2", "detect.per.device": "3/1", "store.timeout": "7s",
             "store.connect.timeout": "8s", "health.max.write.wait": "9s", "http.request.timeout": "11s",
             "http.idle.timeout": "12s", "http.max.connections": "13", "log.level": "debug",
+            "token.jwks.url": "https://id.example/keys", "token.ca.file": Fixtures.path("spec/conformance/keys/a.pub.pem"),
+            "token.leeway": "30s", "token.user.claim": "oid", "token.jwks.cache.min": "1m", "token.jwks.cache.max": "2h",
+            "token.jwks.refetch.interval": "10s", "token.jwks.max.stale": "12h", "token.fetch.timeout": "3s",
+            "service.clients": "back-end", "service.scopes": "sessions:grant",
         ]
     }()
 

@@ -9,7 +9,8 @@ extension Server {
     /// `GET /healthz`: 200 when the store answers, no session write has waited longer than
     /// `health.max.write.wait`, and at least one policy serves (`status` is `degraded` while the
     /// policy directory has a problem: a file that does not compile, a second file with a name
-    /// that serves, a policy kept serving without its file); else 503.
+    /// that serves, a policy kept serving without its file, or while the issuer's key set
+    /// could not be fetched: `token_keys` says whether the last keys still verify); else 503.
     func health(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<HealthReport> {
         let snapshot = policies.snapshot
         // The writer first: the store's read below may itself wait up to `store.timeout`.
@@ -28,12 +29,13 @@ extension Server {
                 metadata: ["waited": "\(wait?.display ?? "")", "bound": "\(configuration.healthMaxWriteWait.display)"])
         }
         let healthy = storeOK && writerOK && !snapshot.policies.isEmpty
+        let keys = verifier.keySet?.status
         let report = HealthReport(
-            status: !healthy ? "failing" : snapshot.problems.isEmpty ? "ok" : "degraded",
+            status: !healthy ? "failing" : snapshot.problems.isEmpty && keys?.ok != false ? "ok" : "degraded",
             store: .init(kind: store.kind, ok: storeOK),
             writer: .init(ok: writerOK, oldestWaitSeconds: wait.map { Double($0.nanoseconds / 1_000_000) / 1000 } ?? 0),
             policies: snapshot.policies.keys.sorted(),
-            problems: PoliciesReport.problems(snapshot))
+            problems: PoliciesReport.problems(snapshot), tokenKeys: keys)
         return EditedResponse(status: healthy ? .ok : .serviceUnavailable, response: report)
     }
 
@@ -100,6 +102,12 @@ struct HealthReport: ResponseEncodable {
     var writer: Writer
     var policies: [String]
     var problems: [PoliciesReport.Problem]
+    /// The issuer's key set, when the keys come from it.
+    var tokenKeys: KeySetSource.Status?
+    enum CodingKeys: String, CodingKey {
+        case status, store, writer, policies, problems
+        case tokenKeys = "token_keys"
+    }
 }
 
 struct PoliciesReport: ResponseEncodable {

@@ -117,7 +117,7 @@ struct Server: Sendable {
         let token = request.headers[.authorization].flatMap(Self.bearerToken)
         // Tokens seen before: two lookups, no signature check (the user's token, on every event).
         if let token {
-            if let claims = verifier.cached(token) { return .user(claims) }
+            if let claims = verifier.cached(token) { return classify(claims) }
             if let claims = serviceVerifier.cached(token) { return .service(claims) }
         }
         if serviceVerifier.hasKeys, let token {
@@ -128,7 +128,17 @@ struct Server: Sendable {
                 throw Self.unauthorized(refusal, service: true)
             } catch {}
         }
-        return .user(try await user(request))
+        return classify(try await user(request))
+    }
+
+    /// A verified token of the issuer is the back end's when its client id is one of
+    /// `service.clients` or it carries a scope or role of `service.scopes`; else the user's.
+    func classify(_ claims: TokenVerifier.Claims) -> Caller {
+        if let client = claims.client, configuration.serviceClients.contains(client) { return .service(claims) }
+        if !configuration.serviceScopes.isEmpty, claims.scopes.contains(where: configuration.serviceScopes.contains) {
+            return .service(claims)
+        }
+        return .user(claims)
     }
 
     /// The 401 for a token refused for `refusal`, logged with the reason.
@@ -137,9 +147,20 @@ struct Server: Sendable {
         Logger(label: "sessionpolicy.auth").info("token refused", metadata: ["reason": "\(refusal)", "kind": "\(what)"])
         return APIError(
             .unauthorized, .unauthorized, "the \(what) is not valid: \(refusal)",
-            help: "send an unexpired token with `sub` and `exp`, signed with a key the server is configured with "
-                + "(and the configured `iss` and `aud`)",
-            headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+            help: "send an unexpired token with the user claim and `exp`, signed with a key the server is configured with "
+                + "or the issuer publishes (and the configured `iss` and `aud`)",
+            headers: [.wwwAuthenticate: wwwAuthenticate(refusal)])
+    }
+
+    /// The `WWW-Authenticate` challenge of a refused token (RFC 6750 §3): `invalid_token` and
+    /// the reason, in the characters an `error_description` may hold (%x20-21 / %x23-5B / %x5D-7E).
+    static func wwwAuthenticate(_ refusal: TokenVerifier.Refusal) -> String {
+        let description = String(
+            String.UnicodeScalarView(
+                refusal.description.unicodeScalars.map { c in
+                    c == "\"" ? "'" : (c.value >= 0x20 && c.value <= 0x7E && c != "\\") ? c : "?"
+                }))
+        return "Bearer error=\"invalid_token\", error_description=\"\(description)\""
     }
 
     /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.

@@ -34,15 +34,24 @@ public func buildApplication(
             "no policy in `\(configuration.policyDirectory)` compiles",
             help: "check them with `policyctl check \(configuration.policyDirectory)`, or give another directory with `--policies`")
     }
+    let keySet = try configuration.keySetSource.map { settings throws(ConfigurationError) in
+        try KeySetSource(settings: settings, logger: logger, onFetch: { ok, keys in metrics.tokenKeysFetched(ok: ok, keys: keys) })
+    }
+    if let keySet {
+        // One fetch before serving, so the first tokens verify; a failure is retried in the background.
+        await keySet.refresh()
+    }
+    let rules = TokenVerifier.Rules(
+        issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
+        leeway: Double(configuration.tokenLeeway.components.seconds), userClaim: configuration.tokenUserClaim)
     let verifier = try await TokenVerifier(
-        hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM,
-        issuer: configuration.tokenIssuer, audience: configuration.tokenAudience)
+        hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM, rules: rules, keySet: keySet)
     if !verifier.hasKeys {
         logger.warning("no token keys configured: session and device-session routes refuse every request")
     }
     let serviceVerifier = try await TokenVerifier(
-        hs256Secret: configuration.serviceHS256Secret, es256PublicKeyPEM: configuration.serviceES256PublicKeyPEM,
-        issuer: configuration.tokenIssuer, audience: configuration.tokenAudience)
+        hs256Secret: configuration.serviceHS256Secret, es256PublicKeyPEM: configuration.serviceES256PublicKeyPEM, rules: rules,
+        keySet: nil)
     let store = try configuration.storage.makeStore(
         logger: logger, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout)
     let server = Server(
@@ -77,6 +86,7 @@ public func buildApplication(
         StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]
     if let service = store as? any Service { services.insert(service, at: 0) }
+    if let keySet { services.append(KeySetRefresher(source: keySet)) }
     var limits = SlowClientLimits(
         requestTimeout: configuration.httpRequestTimeout, idleTimeout: configuration.httpIdleTimeout,
         maxConnections: configuration.httpMaxConnections)
@@ -149,6 +159,15 @@ struct StoreJanitor: Service {
             await Task.yield()
         }
         return total
+    }
+}
+
+/// Keeps the issuer's key set fresh in the background until shutdown.
+struct KeySetRefresher: Service {
+    let source: KeySetSource
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await source.run() }
     }
 }
 

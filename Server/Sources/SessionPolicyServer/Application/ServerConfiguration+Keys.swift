@@ -114,8 +114,36 @@ extension ServerConfiguration {
             "How long the decision log keeps each decision, e.g. `90d`; `0` keeps no decision log"),
         Key("decision.log", .string, default: nil, "Also write every decision as a JSON line to `stdout` or this file"),
         Key("decision.log.hash.users", .bool, default: "false", "In those lines, write the user id as its SHA-256"),
-        Key("token.issuer", .string, default: nil, "Required `iss` of user and service tokens (not checked when unset)"),
-        Key("token.audience", .string, default: nil, "Required `aud` of user and service tokens (not checked when unset)"),
+        Key(
+            "token.issuer", .string, default: nil,
+            "Required `iss` of tokens (not checked when unset); without a static user key or `token.jwks.url`, the "
+                + "tokens' keys come from its OpenID Connect discovery document"),
+        Key("token.audience", .string, default: nil, "Required `aud` of tokens, or one of its values (not checked when unset)"),
+        Key(
+            "token.jwks.url", .string, default: nil,
+            "The issuer's key set (JWKS) instead of discovery: an `https:` URL (`http:` to a loopback address only) or "
+                + "`file:PATH`"),
+        Key("token.ca.file", .string, default: nil, "PEM file of CA certificates trusted besides the system's when fetching keys"),
+        Key("token.leeway", .string, default: "60s", "How far a token's `exp`, `nbf` and `iat` may be off (clocks differ), e.g. `60s`"),
+        Key("token.user.claim", .string, default: "sub", "The claim that names the user (`oid` on Microsoft Entra ID)"),
+        Key(
+            "token.jwks.cache.min", .string, default: "5m",
+            "Least time a fetched key set is used before the next fetch, whatever its `Cache-Control` says"),
+        Key("token.jwks.cache.max", .string, default: "1h", "Most time a fetched key set is used before the next fetch"),
+        Key(
+            "token.jwks.refetch.interval", .string, default: "30s",
+            "Least time between fetches of the key set prompted by tokens naming a key id (`kid`) it lacks"),
+        Key(
+            "token.jwks.max.stale", .string, default: "24h",
+            "While the issuer does not answer, its last keys verify until this old; then its tokens are refused"),
+        Key("token.fetch.timeout", .string, default: "5s", "Longest time one fetch of the discovery document or the key set takes"),
+        Key(
+            "service.clients", .list, default: nil,
+            "A client id whose tokens are the back end's (`azp`, `client_id` or `cid` of a token that verifies)",
+            option: .named("--service-client")),
+        Key(
+            "service.scopes", .list, default: nil, "A scope or role whose tokens are the back end's (`scope`, `scp` or `roles`)",
+            option: .named("--service-scope")),
         Key(
             "pools", .list, default: nil, "A user pool and its secret, `ID:SECRET` (a secret of 16 bytes or more)", secret: true,
             option: .named("--pool")),

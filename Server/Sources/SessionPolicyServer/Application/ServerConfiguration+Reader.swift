@@ -63,6 +63,7 @@ extension ServerConfiguration {
         let config = KeyReader(config: config)
         try readBasics(config)
         try readTokenKeys(config)
+        try readTokenSources(config)
         try readLists(config)
         try readLimits(config)
         try readDurations(config)

@@ -20,6 +20,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tokenIssuer: String?
     /// The `aud` user tokens must include, if set.
     public var tokenAudience: String?
+    /// The issuer's key set: a JWKS URL, the trust roots and the refresh bounds; the keys come
+    /// from it (or from discovery) as `keySetSource` says.
+    public var keySet = KeySetSettings()
+    /// How far a token's `exp`, `nbf` and `iat` may be off (clocks differ).
+    public var tokenLeeway: Duration = .seconds(60)
+    /// The claim that names the user (`sub`; Microsoft Entra ID deployments use `oid`).
+    public var tokenUserClaim = "sub"
+    /// Client ids whose tokens are the back end's (`azp`, `client_id` or `cid`).
+    public var serviceClients: [String] = []
+    /// Scopes or roles whose tokens are the back end's (`scope`, `scp` or `roles`).
+    public var serviceScopes: [String] = []
     /// The HS256 secret service tokens (the back end's credential) may be signed with.
     public var serviceHS256Secret: String?
     /// The ES256 public key (PEM) service tokens may be signed with.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import Prometheus
 import SessionPolicy
@@ -40,6 +41,16 @@ public final class ServerMetrics: Sendable {
     static var brokenName: MetricNameDescriptor {
         name("policy_files", "broken", "Policy files that do not compile (their last good version serves).")
     }
+
+    static var keyFetchesName: MetricNameDescriptor {
+        name("token_key_fetches", "total", "Fetches of the issuer's key set (discovery and JWKS), by result.")
+    }
+    static var keysFetchedName: MetricNameDescriptor {
+        name(
+            "token_keys_fetched", "timestamp_seconds",
+            "When the issuer's key set was last fetched successfully (alert on its age: the keys stop verifying at token.jwks.max.stale).")
+    }
+    static var keysName: MetricNameDescriptor { name("token_keys", "loaded", "Keys in the issuer's key set.") }
 
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
@@ -101,6 +112,14 @@ public final class ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.reloadsName, labels: [("result", ok ? "ok" : "failed")]).increment()
         registry.makeGauge(descriptor: Self.policiesName).set(Double(policies))
         registry.makeGauge(descriptor: Self.brokenName).set(Double(broken))
+    }
+
+    /// Records a fetch of the issuer's key set.
+    func tokenKeysFetched(ok: Bool, keys: Int) {
+        registry.makeCounter(descriptor: Self.keyFetchesName, labels: [("result", ok ? "ok" : "failed")]).increment()
+        guard ok else { return }
+        registry.makeGauge(descriptor: Self.keysFetchedName).set(Date().timeIntervalSince1970)
+        registry.makeGauge(descriptor: Self.keysName).set(Double(keys))
     }
 
     /// The Prometheus text exposition.

@@ -1,0 +1,166 @@
+public import Foundation
+import JWTKit
+import Logging
+import NIOConcurrencyHelpers
+
+/// Verifies tokens: JWTs (RFC 7519) signed with a configured HS256 secret or ES256 public key,
+/// or with a key of the issuer's key set (OpenID Connect discovery or a JWKS URL: RS, PS, ES
+/// and EdDSA algorithms); `exp` required and `nbf` and `iat` honoured, with a leeway; from the
+/// configured issuer and audience when those are set.
+public struct TokenVerifier: Sendable {
+    /// Why a token was refused.
+    public typealias Refusal = TokenRefusal
+
+    /// What a token must carry besides a good signature.
+    public struct Rules: Sendable, Equatable {
+        /// The `iss` required, if any.
+        public var issuer: String?
+        /// The value `aud` must be or include, if any.
+        public var audience: String?
+        /// How far `exp`, `nbf` and `iat` may be off (clocks differ).
+        public var leeway: TimeInterval = 60
+        /// The claim that names the user.
+        public var userClaim = "sub"
+
+        public init(issuer: String? = nil, audience: String? = nil, leeway: TimeInterval = 60, userClaim: String = "sub") {
+            self.issuer = issuer
+            self.audience = audience
+            self.leeway = leeway
+            self.userClaim = userClaim
+        }
+    }
+
+    private let staticKeys: TokenKeys
+    /// The issuer's key set, when the keys come from it.
+    let keySet: KeySetSource?
+    private let rules: Rules
+    private let decoder: JSONDecoder
+    /// Most verified tokens remembered (about 0.5 KB each).
+    static let cacheLimit = 131_072
+    /// Tokens already verified, until they expire: a client sends the same token many times.
+    private let verified = NIOLockedValueBox([String: Claims]())
+    /// Whether any key is configured; without one, every token is refused.
+    public var hasKeys: Bool { !staticKeys.isEmpty || keySet != nil }
+
+    /// Creates a verifier from an HS256 secret and/or an ES256 public key in PEM.
+    public init(hs256Secret: String?, es256PublicKeyPEM: String?, issuer: String? = nil, audience: String? = nil)
+        async throws(ConfigurationError)
+    {
+        try await self.init(
+            hs256Secret: hs256Secret, es256PublicKeyPEM: es256PublicKeyPEM, rules: Rules(issuer: issuer, audience: audience),
+            keySet: nil)
+    }
+
+    /// Creates a verifier from static keys and/or an issuer's key set, with `rules`.
+    init(hs256Secret: String?, es256PublicKeyPEM: String?, rules: Rules, keySet: KeySetSource?) async throws(ConfigurationError) {
+        var keys = TokenKeys()
+        if let hs256Secret {
+            guard hs256Secret.utf8.count >= 32 else {
+                throw ConfigurationError(
+                    "the HS256 secret is \(hs256Secret.utf8.count) bytes, fewer than 32",
+                    help: "use a random secret of at least 32 bytes, for example `openssl rand -base64 48`")
+            }
+            await keys.add(hs256Secret: hs256Secret)
+        }
+        if let pem = es256PublicKeyPEM {
+            do {
+                try await keys.add(es256PublicKeyPEM: pem)
+            } catch {
+                throw ConfigurationError(
+                    "the ES256 public key is not a P-256 public key in PEM", help: "give the `-----BEGIN PUBLIC KEY-----` file")
+            }
+        }
+        self.staticKeys = keys
+        self.keySet = keySet
+        self.rules = rules
+        let decoder = JSONDecoder()
+        // NumericDate: seconds since 1970 (RFC 7519 §2), not Foundation's 2001.
+        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.userInfo[Claims.userClaimKey] = rules.userClaim
+        self.decoder = decoder
+    }
+
+    /// Verifies `token` and returns its claims.
+    public func verify(_ token: String, now: Date = Date()) async throws(Refusal) -> Claims {
+        guard hasKeys else { throw Refusal("no token keys are configured", signatureMatched: false) }
+        if let claims = cached(token, now: now) { return claims }
+        let jws = try CompactJWS(token)
+        let candidates: [any JWTAlgorithm]
+        do {
+            candidates = try keys().candidates(alg: jws.header.alg, kid: jws.header.kid)
+        } catch let refusal where TokenKeys.isUnknownKid(refusal) {
+            // The issuer may have rotated its keys: fetch them again (rate-limited) and retry once.
+            guard let keySet, await keySet.refetchForUnknownKid() else { throw refusal }
+            candidates = try keys().candidates(alg: jws.header.alg, kid: jws.header.kid)
+        }
+        guard candidates.contains(where: { (try? $0.verify(jws.signature, signs: jws.signingInput)) == true }) else {
+            throw Refusal("its signature was not made by a configured key", signatureMatched: false)
+        }
+        let claims = try check(jws.payload, now: now)
+        verified.withLockedValue { cache in
+            // Full: one entry makes room (whichever the hash order puts first), so a working
+            // set a little over the limit still mostly hits.
+            if cache.count >= Self.cacheLimit, cache[token] == nil { cache.remove(at: cache.startIndex) }
+            cache[token] = claims
+        }
+        return claims
+    }
+
+    /// The static keys and the key set's current keys.
+    private func keys() throws(Refusal) -> TokenKeys {
+        guard let keySet else { return staticKeys }
+        do {
+            return TokenKeys(keys: staticKeys.keys + (try keySet.keys()).keys)
+        } catch {
+            if !staticKeys.isEmpty { return staticKeys }
+            throw error
+        }
+    }
+
+    /// The claims of a payload whose signature is good, checked against the rules.
+    private func check(_ payload: Data, now: Date) throws(Refusal) -> Claims {
+        let claims: Claims
+        do {
+            claims = try decoder.decode(Claims.self, from: payload)
+        } catch {
+            throw Refusal(
+                "it lacks a required claim (`\(rules.userClaim)` and `exp`), or one has the wrong type",
+                signatureMatched: true)
+        }
+        let leeway = rules.leeway
+        if claims.exp.value.addingTimeInterval(leeway) <= now {
+            throw Refusal("it has expired (`exp` \(Self.iso(claims.exp.value)))")
+        }
+        if let nbf = claims.nbf?.value, nbf.addingTimeInterval(-leeway) > now {
+            throw Refusal("it is not valid before \(Self.iso(nbf)) (`nbf`), \(Int(nbf.timeIntervalSince(now)))s from now")
+        }
+        if let iat = claims.iat?.value, iat.addingTimeInterval(-leeway) > now {
+            throw Refusal("it was issued in the future (`iat` \(Self.iso(iat)))")
+        }
+        if let issuer = rules.issuer, claims.iss?.value != issuer {
+            throw Refusal("its issuer (`iss`) is \(claims.iss.map { "`\($0.value)`" } ?? "missing"), not `\(issuer)`")
+        }
+        if let audience = rules.audience {
+            guard let aud = claims.aud else { throw Refusal("it has no audience (`aud`); `\(audience)` is required") }
+            guard aud.value.contains(audience) else { throw Refusal("its audience (`aud`) does not include `\(audience)`") }
+        }
+        if claims.sub.value.isEmpty { throw Refusal("its user claim (`\(rules.userClaim)`) is empty") }
+        return claims
+    }
+
+    /// The claims of `token` if this verifier verified it before and it has not expired since,
+    /// nor have the keys that verified it gone stale: a dictionary lookup, no signature check.
+    public func cached(_ token: String, now: Date = Date()) -> Claims? {
+        guard let claims = verified.withLockedValue({ $0[token] }) else { return nil }
+        if claims.exp.value.addingTimeInterval(rules.leeway) > now, keySet?.isUsable ?? true || !staticKeys.isEmpty {
+            return claims
+        }
+        verified.withLockedValue { $0[token] = nil }
+        return nil
+    }
+
+    /// How many verified tokens are remembered.
+    var cachedCount: Int { verified.withLockedValue { $0.count } }
+
+    static func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import SessionPolicy
+import SessionPolicyServer
+import SessionPolicyTestSupport
+import Testing
+
+/// The server beside an OpenID Connect provider (issue 34): keys by discovery, every algorithm,
+/// the back end told by its client id, rotation, a key-id flood, an outage, HTTPS with a private
+/// CA, and the claims and algorithm confusions refused. The provider is a real one built on
+/// joserfc (`TestProvider`), not JWT bytes made by hand.
+@Suite("Identity provider", .serialized)
+struct IdentityProviderTests {
+    static let audience = "sessionpolicy"
+    static let backEnd = (client: "backend", secret: "backend-secret")
+
+    /// Runs a server whose only token configuration is the provider's issuer, the audience and
+    /// the back end's client id (the static keys of `TestServer` removed).
+    static func run(
+        _ provider: TestProvider, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (HTTP) async throws -> Void
+    ) async throws {
+        try await TestServer.run(
+            .sqlite,
+            configure: {
+                $0.hs256Secret = nil
+                $0.serviceHS256Secret = nil
+                $0.tokenIssuer = provider.issuer
+                $0.tokenAudience = audience
+                $0.serviceClients = [backEnd.client]
+                configure(&$0)
+            }, body)
+    }
+
+    static func path(_ user: String) -> String { "/v1/policies/kobil-offline-token/sessions/\(user)/phone/events" }
+    static let launch = SessionTrustTests.event(SessionTrustTests.sample(.launch))
+    static let login = SessionTrustTests.event(SessionTrustTests.sample(.idpLoginSucceeded))
+
+    @Test("every algorithm the provider signs with verifies end to end, from discovery alone")
+    func everyAlgorithm() async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(provider) { http in
+                for alg in ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"] {
+                    let user = unique("u")
+                    let token = try await provider.mint(["alg": alg, "sub": user, "aud": Self.audience])
+                    let reply = try await http.post(Self.path(user), Self.launch, token: token)
+                    #expect(reply.status == 200, "\(alg): \(reply.text)")
+                }
+            }
+            let stats = try await provider.stats()
+            #expect(stats["discovery_fetches"] == 1 && stats["jwks_fetches"] == 1, "\(stats)")
+        }
+    }
+
+    @Test("the back end's client-credentials token may report a login; a user's or another client's may not")
+    func backEndByClientID() async throws {
+        try await TestProvider.with { provider in
+            try await provider.control(
+                "/control/client", ["client_id": Self.backEnd.client, "client_secret": Self.backEnd.secret, "audience": Self.audience])
+            try await provider.control(
+                "/control/client", ["client_id": "other-app", "client_secret": "other-secret", "audience": Self.audience])
+            try await Self.run(provider) { http in
+                let user = unique("u")
+                let service = try await provider.clientCredentials(client: Self.backEnd.client, secret: Self.backEnd.secret)
+                #expect(try await http.post(Self.path(user), Self.login, token: service).status == 200)
+                let userToken = try await provider.mint(["alg": "RS256", "sub": user, "aud": Self.audience, "azp": "mobile-app"])
+                let refused = try await http.post(Self.path(user), Self.login, token: userToken)
+                #expect(refused.status == 403 && refused.text.contains("service token"), "\(refused.text)")
+                let other = try await provider.clientCredentials(client: "other-app", secret: "other-secret")
+                // Another client's token is a user token at most: its subject is not this user.
+                #expect(try await http.post(Self.path(user), Self.login, token: other).status == 403)
+                let otherOwn = try await http.post(Self.path("service-account-other-app"), Self.login, token: other)
+                #expect(otherOwn.status == 403, "\(otherOwn.text)")
+            }
+        }
+    }
+
+    @Test("refused: a future nbf or iat, an expired token, another issuer or audience, and every algorithm confusion")
+    func refusals() async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(provider) { http in
+                let user = unique("u")
+                let base: [String: any Sendable] = ["alg": "RS256", "sub": user, "aud": Self.audience]
+                func with(_ extra: [String: any Sendable]) -> [String: any Sendable] { base.merging(extra) { $1 } }
+                let header = #"{"alg":"none","typ":"JWT"}"#, payload = #"{"sub":"\#(user)","exp":9999999999,"aud":"sessionpolicy"}"#
+                let none = [header, payload].map { Data($0.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "") }
+                    .joined(separator: ".") + "."
+                let cases: [(String, String)] = [
+                    (try await provider.mint(with(["nbf_in": 3600])), "not valid before"),
+                    (try await provider.mint(with(["iat_in": 3600])), "issued in the future"),
+                    (try await provider.mint(with(["exp_in": -120])), "has expired"),
+                    (try await provider.mint(with(["exp_in": NSNull()])), "lacks a required claim"),
+                    (try await provider.mint(with(["iss": "https://elsewhere.example"])), "its issuer (`iss`)"),
+                    (try await provider.mint(with(["aud": "another-api"])), "audience (`aud`)"),
+                    (try await provider.mint(with(["alg": "HS256", "kid": "rsa-1", "hs256_secret": String(repeating: "k", count: 40)])),
+                     "does not go with the RSA key"),
+                    (try await provider.mint(with(["alg": "HS256", "hs256_secret": String(repeating: "k", count: 40)])),
+                     "no configured key takes its algorithm `HS256`"),
+                    (try await provider.mint(with(["alg": "ES256", "kid": "rsa-1"])), "does not go with the RSA key"),
+                    (try await provider.mint(with(["alg": "PS256", "kid": "ec-1"])), "does not go with the EC key"),
+                    (none, "`none` is not one the server takes"),
+                ]
+                for (token, reason) in cases {
+                    let reply = try await http.post(Self.path(user), Self.launch, token: token)
+                    #expect(reply.status == 401, "\(reason): \(reply.text)")
+                    let challenge = reply.headers[.wwwAuthenticate] ?? ""
+                    #expect(challenge.hasPrefix("Bearer error=\"invalid_token\", error_description=\""), "\(challenge)")
+                    #expect(challenge.contains(reason) && reply.text.contains(reason), "\(reason): \(challenge)")
+                }
+                // Within the leeway (60 s by default), clocks that differ a little are accepted.
+                let early = try await provider.mint(with(["nbf_in": 30, "iat_in": 30]))
+                #expect(try await http.post(Self.path(user), Self.launch, token: early).status == 200)
+            }
+        }
+    }
+
+    @Test("a rotation under load loses no request; a token of the new key is verified after one fetch")
+    func rotationUnderLoad() async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(provider, configure: { $0.keySet.refetchInterval = .seconds(1) }) { http in
+                let users = (0..<40).map { _ in unique("u") }
+                var tokens: [String] = []
+                for user in users { tokens.append(try await provider.mint(["alg": "RS256", "sub": user, "aud": Self.audience])) }
+                let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(200))
+                        try await provider.control("/control/rotate", ["type": "RSA", "drop_old": false])
+                        var out: [Int] = []
+                        for user in users.prefix(20) {
+                            let token = try await provider.mint(["alg": "RS256", "sub": user, "aud": Self.audience])
+                            out.append(try await http.post(Self.path(user), Self.launch, token: token).status)
+                        }
+                        return out
+                    }
+                    for (user, token) in zip(users, tokens) {
+                        group.addTask {
+                            var out: [Int] = []
+                            for _ in 0..<10 { out.append(try await http.post(Self.path(user), Self.launch, token: token).status) }
+                            return out
+                        }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0 += $1 }
+                }
+                #expect(statuses.count == 420)
+                #expect(statuses.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: statuses) { $0 }.mapValues(\.count))")
+            }
+            let stats = try await provider.stats()
+            #expect(stats["jwks_fetches"] == 2, "one at start, one for the new key id: \(stats)")
+        }
+    }
+
+    @Test("10,000 tokens with invented key ids fetch the key set no more often than the interval allows")
+    func keyIDFlood() async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(provider, configure: { $0.keySet.refetchInterval = .seconds(2) }) { http in
+                let batch = try await provider.control(
+                    "/control/mint-batch", ["alg": "RS256", "sub": "flood", "aud": Self.audience, "count": 10_000, "random_kid": true])
+                let tokens = try #require(batch["tokens"] as? [String])
+                #expect(tokens.count == 10_000)
+                let start = ContinuousClock.now
+                let refused = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for slice in 0..<50 {
+                        group.addTask {
+                            var n = 0
+                            for token in stride(from: slice, to: tokens.count, by: 50).map({ tokens[$0] }) {
+                                let reply = try await http.post(Self.path("flood"), Self.launch, token: token)
+                                if reply.status == 401, reply.text.contains("key id (`kid`)") { n += 1 }
+                            }
+                            return n
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                let seconds = Double((ContinuousClock.now - start).components.seconds) + 1
+                #expect(refused == 10_000)
+                let fetches = try await provider.stats()["jwks_fetches"] ?? 0
+                let allowed = 1 + Int((seconds / 2).rounded(.up)) + 1
+                print("key-id flood: 10000 tokens in \(seconds) s, \(fetches) JWKS fetches (at most \(allowed) allowed)")
+                #expect(fetches <= allowed, "\(fetches) fetches in \(seconds) s")
+            }
+        }
+    }
+
+    @Test("the provider down: the cached keys still verify and /healthz says degraded; past the bound, 401; back, ok")
+    func outage() async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(
+                provider,
+                configure: {
+                    $0.keySet.cacheMin = .seconds(1)
+                    $0.keySet.cacheMax = .seconds(1)
+                    $0.keySet.refetchInterval = .seconds(1)
+                    $0.keySet.maxStale = .seconds(4)
+                    $0.keySet.fetchTimeout = .seconds(1)
+                }
+            ) { http in
+                func fresh() async throws -> Int {
+                    let user = unique("u")
+                    let token = try await provider.mint(["alg": "ES256", "sub": user, "aud": Self.audience])
+                    return try await http.post(Self.path(user), Self.launch, token: token).status
+                }
+                func keys() async throws -> [String: Any] {
+                    let health = try await http.get("/healthz")
+                    #expect(health.status == 200)
+                    return (health.json?["token_keys"] as? [String: Any] ?? [:]).merging(["status": health.json?["status"] ?? ""]) { $1 }
+                }
+                #expect(try await fresh() == 200)
+                #expect(try await keys()["ok"] as? Bool == true)
+                try await provider.control("/control/outage", ["down": true, "mode": "503"])
+                try await Task.sleep(for: .seconds(2))
+                let degraded = try await keys()
+                #expect(degraded["status"] as? String == "degraded" && degraded["ok"] as? Bool == false, "\(degraded)")
+                #expect(degraded["usable"] as? Bool == true)
+                #expect(try await fresh() == 200, "the last good keys still verify")
+                try await Task.sleep(for: .seconds(3))
+                #expect(try await keys()["usable"] as? Bool == false)
+                #expect(try await fresh() == 401, "past token.jwks.max.stale")
+                try await provider.control("/control/outage", ["down": false])
+                try await Task.sleep(for: .seconds(2))
+                #expect(try await keys()["ok"] as? Bool == true)
+                #expect(try await fresh() == 200)
+            }
+        }
+    }
+
+    @Test("HTTPS with a private CA: trusted with token.ca.file, refused without it")
+    func privateCA() async throws {
+        try await TestProvider.with(tls: true) { provider in
+            let ca = try #require(provider.tlsDirectory).appendingPathComponent("ca.pem").path
+            let user = unique("u")
+            let token = try await provider.mint(["alg": "EdDSA", "sub": user, "aud": Self.audience])
+            try await Self.run(provider, configure: { $0.keySet.caFile = ca }) { http in
+                let reply = try await http.post(Self.path(user), Self.launch, token: token)
+                #expect(reply.status == 200, "\(reply.text)")
+            }
+            try await Self.run(provider) { http in
+                let reply = try await http.post(Self.path(user), Self.launch, token: token)
+                #expect(reply.status == 401 && reply.text.contains("could not be fetched"), "\(reply.text)")
+            }
+        }
+    }
+
+    @Test("a JWKS file for an air-gapped deployment, and the user named by another claim")
+    func fileAndUserClaim() async throws {
+        try await TestProvider.with { provider in
+            let dir = try Fixtures.temporaryDirectory("jwks")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("jwks.json")
+            try await provider.jwks().write(to: file, atomically: true, encoding: .utf8)
+            try await Self.run(
+                provider,
+                configure: {
+                    $0.keySet.jwksURL = "file:" + file.path
+                    $0.tokenUserClaim = "oid"
+                }
+            ) { http in
+                let user = unique("u")
+                let token = try await provider.mint(
+                    ["alg": "PS256", "sub": "pairwise-subject", "aud": Self.audience, "claims": ["oid": user]])
+                #expect(try await http.post(Self.path(user), Self.launch, token: token).status == 200)
+                #expect(try await http.post(Self.path("pairwise-subject"), Self.launch, token: token).status == 403)
+            }
+            #expect(try await provider.stats()["discovery_fetches"] == 0)
+        }
+    }
+
+    @Test("an issuer's keys over plain HTTP are refused unless the issuer is on loopback")
+    func plainHTTP() async throws {
+        for (issuer, refused) in [("http://id.example", true), ("http://127.0.0.1:9", false), ("https://id.example", false)] {
+            do {
+                _ = try await ServerConfiguration.load(environment: ["SESSIONPOLICY_TOKEN_ISSUER": issuer])
+                #expect(!refused, "\(issuer)")
+            } catch {
+                #expect(refused, "\(issuer): \(error)")
+                #expect("\(error)".contains("not loopback"), "\(error)")
+            }
+        }
+    }
+}
