@@ -74,6 +74,7 @@ let package = Package(
             dependencies: [
                 "SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyVerify", "SessionPolicyDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .target(

@@ -17,7 +17,7 @@ struct PolicyCtl: AsyncParsableCommand {
         version: "0.2.0",
         subcommands: [
             Check.self, Lint.self, Verify.self, Diff.self, Eval.self, Explain.self, Compile.self, Sign.self, Inspect.self, History.self,
-            ServeLauncher.self,
+            ServeLauncher.self, Token.self,
         ])
 }
 

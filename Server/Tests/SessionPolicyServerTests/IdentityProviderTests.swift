@@ -70,6 +70,11 @@ struct IdentityProviderTests {
                 #expect(try await http.post(Self.path(user), Self.login, token: other).status == 403)
                 let otherOwn = try await http.post(Self.path("service-account-other-app"), Self.login, token: other)
                 #expect(otherOwn.status == 403, "\(otherOwn.text)")
+                // Entra ID v1.0 names the client `appid`; Okta `cid`.
+                for claim in ["appid", "cid", "client_id"] {
+                    let token = try await provider.mint(["alg": "RS256", "sub": "svc", "aud": Self.audience, "claims": [claim: Self.backEnd.client]])
+                    #expect(try await http.post(Self.path(user), Self.login, token: token).status == 200, "\(claim)")
+                }
             }
         }
     }
@@ -98,6 +103,7 @@ struct IdentityProviderTests {
                     (try await provider.mint(with(["alg": "ES256", "kid": "rsa-1"])), "does not go with the RSA key"),
                     (try await provider.mint(with(["alg": "PS256", "kid": "ec-1"])), "does not go with the EC key"),
                     (none, "`none` is not one the server takes"),
+                    (try await provider.mint(with(["claims": ["token_use": "id"]])), "an ID token is not a bearer token"),
                 ]
                 for (token, reason) in cases {
                     let reply = try await http.post(Self.path(user), Self.launch, token: token)

@@ -17,11 +17,15 @@ extension TokenVerifier {
         public var iss: IssuerClaim?
         /// The audience, one value or a list.
         public var aud: AudienceClaim?
-        /// The client the token was issued to: `azp` (OpenID Connect), `client_id` (RFC 9068,
-        /// Amazon Cognito) or `cid` (Okta), the first present.
+        /// The client the token was issued to: `azp` (OpenID Connect, Entra ID v2.0),
+        /// `client_id` (RFC 9068, Amazon Cognito), `cid` (Okta) or `appid` (Entra ID v1.0), the
+        /// first present.
         public var client: String?
         /// Scopes (`scope`, space-separated, or `scp`) and roles (`roles`) the token carries.
         public var scopes: [String] = []
+        /// What the token is for, where the issuer says (Amazon Cognito's `token_use`: `access`
+        /// or `id`); a token that says anything but `access` is refused as a bearer token.
+        public var tokenUse: String?
         /// Display name.
         public var nickname: String?
         /// Full name.
@@ -84,13 +88,14 @@ extension TokenVerifier {
             iat = try c.decodeIfPresent(IssuedAtClaim.self, forKey: Key("iat"))
             iss = try c.decodeIfPresent(IssuerClaim.self, forKey: Key("iss"))
             aud = try c.decodeIfPresent(AudienceClaim.self, forKey: Key("aud"))
-            client = ["azp", "client_id", "cid"].lazy.compactMap { try? c.decodeIfPresent(String.self, forKey: Key($0)) }.first
+            client = ["azp", "client_id", "cid", "appid"].lazy.compactMap { try? c.decodeIfPresent(String.self, forKey: Key($0)) }.first
             let scope = (try? c.decodeIfPresent(String.self, forKey: Key("scope"))) ?? nil
             let scp =
                 (try? c.decodeIfPresent([String].self, forKey: Key("scp")))
                 ?? ((try? c.decodeIfPresent(String.self, forKey: Key("scp"))) ?? nil).map { $0.split(separator: " ").map(String.init) }
             let roles = (try? c.decodeIfPresent([String].self, forKey: Key("roles"))) ?? nil
             scopes = (scope?.split(separator: " ").map(String.init) ?? []) + (scp ?? []) + (roles ?? [])
+            tokenUse = try? c.decodeIfPresent(String.self, forKey: Key("token_use"))
             nickname = try? c.decodeIfPresent(String.self, forKey: Key("nickname"))
             name = try? c.decodeIfPresent(String.self, forKey: Key("name"))
             picture = try? c.decodeIfPresent(String.self, forKey: Key("picture"))
@@ -107,6 +112,7 @@ extension TokenVerifier {
             try c.encodeIfPresent(aud, forKey: Key("aud"))
             try c.encodeIfPresent(client, forKey: Key("azp"))
             if !scopes.isEmpty { try c.encode(scopes.joined(separator: " "), forKey: Key("scope")) }
+            try c.encodeIfPresent(tokenUse, forKey: Key("token_use"))
             try c.encodeIfPresent(nickname, forKey: Key("nickname"))
             try c.encodeIfPresent(name, forKey: Key("name"))
             try c.encodeIfPresent(picture, forKey: Key("picture"))

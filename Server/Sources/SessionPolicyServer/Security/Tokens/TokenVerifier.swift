@@ -144,6 +144,9 @@ public struct TokenVerifier: Sendable {
             guard let aud = claims.aud else { throw Refusal("it has no audience (`aud`); `\(audience)` is required") }
             guard aud.value.contains(audience) else { throw Refusal("its audience (`aud`) does not include `\(audience)`") }
         }
+        if let use = claims.tokenUse, use != "access" {
+            throw Refusal("its `token_use` is `\(use)`, not `access`: an ID token is not a bearer token")
+        }
         if claims.sub.value.isEmpty { throw Refusal("its user claim (`\(rules.userClaim)`) is empty") }
         return claims
     }
