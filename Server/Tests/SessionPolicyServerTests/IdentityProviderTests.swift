@@ -72,7 +72,9 @@ struct IdentityProviderTests {
                 #expect(otherOwn.status == 403, "\(otherOwn.text)")
                 // Entra ID v1.0 names the client `appid`; Okta `cid`.
                 for claim in ["appid", "cid", "client_id"] {
-                    let token = try await provider.mint(["alg": "RS256", "sub": "svc", "aud": Self.audience, "claims": [claim: Self.backEnd.client]])
+                    let token = try await provider.mint([
+                        "alg": "RS256", "sub": "svc", "aud": Self.audience, "claims": [claim: Self.backEnd.client],
+                    ])
                     #expect(try await http.post(Self.path(user), Self.login, token: token).status == 200, "\(claim)")
                 }
             }
@@ -87,7 +89,8 @@ struct IdentityProviderTests {
                 let base: [String: any Sendable] = ["alg": "RS256", "sub": user, "aud": Self.audience]
                 func with(_ extra: [String: any Sendable]) -> [String: any Sendable] { base.merging(extra) { $1 } }
                 let header = #"{"alg":"none","typ":"JWT"}"#, payload = #"{"sub":"\#(user)","exp":9999999999,"aud":"sessionpolicy"}"#
-                let none = [header, payload].map { Data($0.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "") }
+                let none =
+                    [header, payload].map { Data($0.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "") }
                     .joined(separator: ".") + "."
                 let cases: [(String, String)] = [
                     (try await provider.mint(with(["nbf_in": 3600])), "not valid before"),
@@ -96,10 +99,14 @@ struct IdentityProviderTests {
                     (try await provider.mint(with(["exp_in": NSNull()])), "lacks a required claim"),
                     (try await provider.mint(with(["iss": "https://elsewhere.example"])), "its issuer (`iss`)"),
                     (try await provider.mint(with(["aud": "another-api"])), "audience (`aud`)"),
-                    (try await provider.mint(with(["alg": "HS256", "kid": "rsa-1", "hs256_secret": String(repeating: "k", count: 40)])),
-                     "does not go with the RSA key"),
-                    (try await provider.mint(with(["alg": "HS256", "hs256_secret": String(repeating: "k", count: 40)])),
-                     "no configured key takes its algorithm `HS256`"),
+                    (
+                        try await provider.mint(with(["alg": "HS256", "kid": "rsa-1", "hs256_secret": String(repeating: "k", count: 40)])),
+                        "does not go with the RSA key"
+                    ),
+                    (
+                        try await provider.mint(with(["alg": "HS256", "hs256_secret": String(repeating: "k", count: 40)])),
+                        "no configured key takes its algorithm `HS256`"
+                    ),
                     (try await provider.mint(with(["alg": "ES256", "kid": "rsa-1"])), "does not go with the RSA key"),
                     (try await provider.mint(with(["alg": "PS256", "kid": "ec-1"])), "does not go with the EC key"),
                     (none, "`none` is not one the server takes"),

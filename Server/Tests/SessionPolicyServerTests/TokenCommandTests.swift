@@ -23,7 +23,9 @@ struct TokenCommandTests {
         try (Tokens.secret + "\n").write(to: userSecret, atomically: true, encoding: .utf8)
         try Tokens.serviceSecret.write(to: serviceSecret, atomically: true, encoding: .utf8)
         let user = try Self.token(["--sub", "zoe", "--secret-file", userSecret.path, "--audience", "api", "--issuer", "https://id.example"])
-        let service = try Self.token(["--service", "--secret-file", serviceSecret.path, "--audience", "api", "--issuer", "https://id.example"])
+        let service = try Self.token([
+            "--service", "--secret-file", serviceSecret.path, "--audience", "api", "--issuer", "https://id.example",
+        ])
         let es256 = try Self.token(["--sub", "zoe", "--key", Fixtures.path("spec/conformance/keys/a.key.pem"), "--valid-for", "1h"])
         try await TestServer.run(
             .sqlite,

@@ -22,7 +22,9 @@ extension ServerConfiguration {
             tokenLeeway = .seconds(span.seconds)
         }
         if let v = config.string("token.user.claim") {
-            guard !v.isEmpty else { throw ConfigurationError("`token.user.claim` is empty", help: "give a claim name such as `sub` or `oid`") }
+            guard !v.isEmpty else {
+                throw ConfigurationError("`token.user.claim` is empty", help: "give a claim name such as `sub` or `oid`")
+            }
             tokenUserClaim = v
         }
         serviceClients = config.list("service.clients") ?? []

@@ -33,7 +33,9 @@ final class KeySetSource: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// A source fetching with its own HTTP client (its own trust roots and timeouts).
-    init(settings: KeySetSettings, logger: Logger, onFetch: @escaping @Sendable (Bool, Int) -> Void = { _, _ in })
+    init(
+        settings: KeySetSettings, logger: Logger, onFetch: @escaping @Sendable (Bool, Int) -> Void = { _, _ in }
+    )
         throws(ConfigurationError)
     {
         var tls = TLSConfiguration.makeClientConfiguration()

@@ -147,7 +147,8 @@ extension TokenKeys {
                 let digest: DigestAlgorithm = name.hasSuffix("256") ? .sha256 : name.hasSuffix("384") ? .sha384 : .sha512
                 algorithms[name] = try await algorithm {
                     name.hasPrefix("PS")
-                        ? await $0.add(pss: key, digestAlgorithm: digest, kid: "k") : await $0.add(rsa: key, digestAlgorithm: digest, kid: "k")
+                        ? await $0.add(pss: key, digestAlgorithm: digest, kid: "k")
+                        : await $0.add(rsa: key, digestAlgorithm: digest, kid: "k")
                 }
             }
         case "EC":

@@ -43,7 +43,9 @@ public struct TokenVerifier: Sendable {
     public var hasKeys: Bool { !staticKeys.isEmpty || keySet != nil }
 
     /// Creates a verifier from an HS256 secret and/or an ES256 public key in PEM.
-    public init(hs256Secret: String?, es256PublicKeyPEM: String?, issuer: String? = nil, audience: String? = nil)
+    public init(
+        hs256Secret: String?, es256PublicKeyPEM: String?, issuer: String? = nil, audience: String? = nil
+    )
         async throws(ConfigurationError)
     {
         try await self.init(
