@@ -9,7 +9,8 @@ public import SessionPolicy
 /// lines `policyctl-sessions --decisions-of` writes and `policyctl history` reads. Its JSON has
 /// the keys `id`, `policy`, `digest`, `user`, `device`, `revision`, `event`, `network`, `time`,
 /// `received_at`, `decision`, `reason`, `notices`, `transition` and `state`, `network` and
-/// `decision` written as `null` when absent.
+/// `decision` written as `null` when absent; and `amr`, the authentication methods of the ID
+/// token that proved an app's own `idp_login_succeeded`, only when there was one.
 public struct DecisionRecord: Sendable, Equatable, Codable {
     /// The log's own number, increasing with every record (0 before it is stored).
     public var id: Int64
@@ -41,12 +42,15 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     public var transition: Int
     /// The state after the decision.
     public var state: String
+    /// The ID token's `amr` (authentication methods, OpenID Connect Core §2) when the app
+    /// proved its own IdP login with one; nil otherwise.
+    public var amr: [String]?
 
     /// A record with every field given (as read back from a store).
     public init(
         id: Int64, policy: String, digest: String, user: String, device: String, revision: Int64, eventTime: Timestamp,
         serverTime: Timestamp, event: String, network: String?, decision: String?, reason: String, notices: [String],
-        transition: Int, state: String
+        transition: Int, state: String, amr: [String]? = nil
     ) {
         self.id = id
         self.policy = policy
@@ -63,11 +67,12 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         self.notices = notices
         self.transition = transition
         self.state = state
+        self.amr = amr
     }
 
     /// The JSON keys.
     enum CodingKeys: String, CodingKey {
-        case id, policy, digest, user, device, revision, event, network, decision, reason, notices, transition, state
+        case id, policy, digest, user, device, revision, event, network, decision, reason, notices, transition, state, amr
         case eventTime = "time"
         case serverTime = "received_at"
     }
@@ -90,6 +95,7 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         try c.encode(notices, forKey: .notices)
         try c.encode(transition, forKey: .transition)
         try c.encode(state, forKey: .state)
+        try c.encodeIfPresent(amr, forKey: .amr)
     }
 }
 

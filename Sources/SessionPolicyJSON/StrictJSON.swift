@@ -48,15 +48,28 @@ public enum StrictJSON {
         _ bytes: UnsafeRawBufferPointer, file: String, help: String = "give a JSON object", user: String?,
         refuse: Refusal = { _, _ in nil }
     ) throws(DiagnosticError) -> Event {
+        try eventRequest(bytes, file: file, help: help, user: user, strings: [], refuse: refuse).event
+    }
+
+    /// An event request with optional string members beside `event`, any of `strings` (the
+    /// server's `id_token` and `nonce`): the event and the strings given.
+    public static func eventRequest(
+        _ bytes: UnsafeRawBufferPointer, file: String, help: String = "give a JSON object", user: String?, strings: [String],
+        refuse: Refusal = { _, _ in nil }
+    ) throws(DiagnosticError) -> (event: Event, strings: [String: String]) {
         try JSONInput.read(bytes, file: file, help: help) { reader, node in
-            guard let f = reader.fields(node, path: "", allowed: ["event"]) else { return nil }
+            guard let f = reader.fields(node, path: "", allowed: ["event"] + strings) else { return nil }
+            var given: [String: String] = [:]
+            for key in strings {
+                if let v = f[key], let text = reader.string(v, key) { given[key] = text }
+            }
             guard let node = reader.require(f, "event", help: "add `event:` with `type`, `time` and its context"),
                 let event = reader.event(node, path: "event", user: user)
             else { return nil }
             for (key, value) in [("user", event.user), ("device.id", event.device.id), ("app_id", event.appID)] {
                 if let value, let message = refuse("event.\(key)", value) { reader.error(.invalidValue, message, at: node) }
             }
-            return reader.diagnostics.hasErrors ? nil : event
+            return reader.diagnostics.hasErrors ? nil : (event, given)
         }
     }
 

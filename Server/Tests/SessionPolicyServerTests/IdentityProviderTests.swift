@@ -16,11 +16,12 @@ struct IdentityProviderTests {
     /// Runs a server whose only token configuration is the provider's issuer, the audience and
     /// the back end's client id (the static keys of `TestServer` removed).
     static func run(
-        _ provider: TestProvider, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ provider: TestProvider, _ storage: TestStorage = .sqlite, configure: (inout ServerConfiguration) -> Void = { _ in },
+        clock: @escaping @Sendable () -> Timestamp = { TestServer.now },
         _ body: @escaping @Sendable (HTTP) async throws -> Void
     ) async throws {
         try await TestServer.run(
-            .sqlite,
+            storage,
             configure: {
                 $0.hs256Secret = nil
                 $0.serviceHS256Secret = nil
@@ -28,7 +29,7 @@ struct IdentityProviderTests {
                 $0.tokenAudience = audience
                 $0.serviceClients = [backEnd.client]
                 configure(&$0)
-            }, body)
+            }, clock: clock, body)
     }
 
     static func path(_ user: String) -> String { "/v1/policies/kobil-offline-token/sessions/\(user)/phone/events" }
@@ -273,6 +274,55 @@ struct IdentityProviderTests {
                 #expect(try await http.post(Self.path("pairwise-subject"), Self.launch, token: token).status == 403)
             }
             #expect(try await provider.stats()["discovery_fetches"] == 0)
+        }
+    }
+
+    /// The server's clock for the ID token tests: now, as the provider's `auth_time` is.
+    static let realClock: @Sendable () -> Timestamp = { Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)) }
+
+    @Test(
+        "a user token reports its own login with a fresh ID token of the same user; another user's, another app's, an old one, a used one are refused",
+        arguments: TestStorage.allCases)
+    func idTokenProvesLogin(_ storage: TestStorage) async throws {
+        try await TestProvider.with { provider in
+            try await Self.run(provider, storage, configure: { $0.idTokenAudiences = ["mobile-app"] }, clock: Self.realClock) { http in
+                let user = unique("u")
+                let now = Self.realClock()
+                let access = try await provider.mint(["alg": "RS256", "sub": user, "aud": Self.audience])
+                func idToken(_ extra: [String: any Sendable] = [:]) async throws -> String {
+                    let base: [String: any Sendable] = [
+                        "alg": "ES256", "sub": user, "aud": "mobile-app", "auth_time_in": -5, "nonce": "n-1", "amr": ["pwd", "mfa"],
+                    ]
+                    return try await provider.mint(base.merging(extra) { $1 })
+                }
+                func login(_ token: String?, nonce: String? = nil, kind: EventKind = .idpLoginSucceeded) -> String {
+                    var fields = ["\"event\":\(SessionTrustTests.sample(kind, time: now.description))"]
+                    if let token { fields.append("\"id_token\":\"\(token)\"") }
+                    if let nonce { fields.append("\"nonce\":\"\(nonce)\"") }
+                    return "{" + fields.joined(separator: ",") + "}"
+                }
+                let fresh = try await idToken()
+                let accepted = try await http.post(Self.path(user), login(fresh, nonce: "n-1"), token: access)
+                #expect(accepted.status == 200, "\(accepted.text)")
+                #expect(accepted.decision == "allow", "\(accepted.text)")
+                let history = try await http.get(Self.path(user).replacingOccurrences(of: "/events", with: "/history"), token: access)
+                let records = history.json?["decisions"] as? [[String: Any]] ?? []
+                #expect(records.first?["amr"] as? [String] == ["pwd", "mfa"], "\(history.text)")
+                let cases: [(String, String)] = [
+                    (login(fresh, nonce: "n-1"), "it was used before"),
+                    (login(try await idToken(["sub": "somebody-else"])), "not of `\(user)`"),
+                    (login(try await idToken(["aud": "another-app"])), "not one of the apps' client ids"),
+                    (login(try await idToken(["auth_time_in": -3600])), "more than 10m before"),
+                    (login(try await idToken(), nonce: "n-2"), "`nonce` is not the request's"),
+                    (login(try await idToken(["exp_in": -300])), "has expired"),
+                    (login(try await idToken(), kind: .tokenRefreshed), "not a `token_refreshed`"),
+                    (login(nil), "a user token may not report `idp_login_succeeded`"),
+                ]
+                for (body, reason) in cases {
+                    let reply = try await http.post(Self.path(user), body, token: access)
+                    #expect(reply.status == 403 && reply.text.contains(reason), "\(reason): \(reply.text)")
+                }
+            }
         }
     }
 

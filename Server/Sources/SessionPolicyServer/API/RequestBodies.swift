@@ -44,6 +44,10 @@ struct BatchRequest: RequestBody {
 /// `{"event": {...}}`: a session's event. The path's user is the event's user when it names none.
 struct EventRequest: RequestBody {
     var event: Event
+    /// The app's OpenID Connect ID token proving its own `idp_login_succeeded`, if sent.
+    var idToken: String?
+    /// The nonce the app sent with its authentication request, if it says.
+    var nonce: String?
 
     static func fast(_ bytes: UnsafeRawBufferPointer, limits: RequestLimits) -> Self? {
         FastJSON.eventRequest(bytes).map { Self(event: $0) }
@@ -52,10 +56,10 @@ struct EventRequest: RequestBody {
     static func located(
         _ bytes: UnsafeRawBufferPointer, limits: RequestLimits, parameters: Parameters
     ) throws(DiagnosticError) -> Self {
-        let event = try StrictJSON.eventRequest(
+        let (event, strings) = try StrictJSON.eventRequest(
             bytes, file: StrictRequestDecoder.file, help: StrictRequestDecoder.help, user: parameters.get("user"),
-            refuse: StoredName.refusal)
-        return Self(event: event)
+            strings: ["id_token", "nonce"], refuse: StoredName.refusal)
+        return Self(event: event, idToken: strings["id_token"], nonce: strings["nonce"])
     }
 }
 

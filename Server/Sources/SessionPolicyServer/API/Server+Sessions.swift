@@ -36,15 +36,22 @@ extension Server {
     /// with the new state stored atomically (a session's events are serialized; none is lost).
     func sessionEvent(_ request: Request, _ context: ServerRequestContext) async throws -> SessionEventResponse {
         let (key, policy, caller) = try await sessionKey(request, context)
-        var event = try await request.decode(as: EventRequest.self, context: context).event
+        let body = try await request.decode(as: EventRequest.self, context: context)
+        var event = body.event
         let trust = EventTrust(event.kind)
-        if case .user = caller, !trust.userTokenMay {
+        var amr: [String]?
+        if let idToken = body.idToken {
+            // The app's own login, proved by its ID token: the login's time is the token's.
+            let login = try await provenLogin(idToken, nonce: body.nonce, event: event, user: key.user)
+            event.time = login.time
+            amr = login.amr
+        } else if case .user = caller, !trust.userTokenMay {
             metrics.refused("untrusted_event")
             throw APIError(
                 .forbidden, .forbidden,
                 "a user token may not report `\(event.kind.rawValue)`: it establishes or extends a session (\(trust.rawValue))",
                 help:
-                    "the back end that saw it happen posts it with a service token (`service.hs256.secret` or `service.es256.public.key`); see the threat model in the README"
+                    "the back end that saw it happen posts it with a service token (`service.hs256.secret`, `service.es256.public.key` or `service.clients`), or the app sends its ID token beside an `idp_login_succeeded` (`id_token`, with `id.token.audience` set); see the threat model in the README"
             )
         }
         // The path names the session: an event about another user or device does not belong here.
@@ -69,23 +76,25 @@ extension Server {
         let input = event
         let applied = try await stored("update_session") {
             try await SessionService(store: store, clock: { received }).apply(
-                input, to: key, policy: policy, digest: decisionLogDigest(policy.name))
+                input, to: key, policy: policy, digest: decisionLogDigest(policy.name), amr: amr)
         }
         metrics.decided(policy: policy.name, applied.outcome)
-        streamDecision(key, input, received: received, applied)
+        streamDecision(key, input, received: received, applied, amr: amr)
         return SessionEventResponse(
             deviceSessionsEnded: applied.deviceSessionsEnded, outcome: applied.outcome, policy: policy.name,
             receivedAt: received, revision: applied.revision)
     }
 
     /// Writes the decision to the decision stream (`--decision-log`), when there is one.
-    func streamDecision(_ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied) {
+    func streamDecision(
+        _ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied, amr: [String]? = nil
+    ) {
         guard let decisionStream else { return }
         let digest = policies.entry(named: key.policy)?.digest ?? "unknown"
-        decisionStream.write(
-            DecisionRecord(
-                key: key, digest: digest, revision: applied.revision, event: event, serverTime: received, outcome: applied.outcome),
-            event: event)
+        var record = DecisionRecord(
+            key: key, digest: digest, revision: applied.revision, event: event, serverTime: received, outcome: applied.outcome)
+        record.amr = amr
+        decisionStream.write(record, event: event)
     }
 
     /// Refuses an event dated beyond the allowed clock skew in the server's future, or delivered

@@ -145,6 +145,13 @@ extension ServerConfiguration {
             "service.scopes", .list, default: nil, "A scope or role whose tokens are the back end's (`scope`, `scp` or `roles`)",
             option: .named("--service-scope")),
         Key(
+            "id.token.audience", .list, default: nil,
+            "An app's client id: a user token may report `idp_login_succeeded` with an ID token issued to it",
+            option: .named("--id-token-audience")),
+        Key(
+            "id.token.max.age", .string, default: "10m",
+            "How long after its `auth_time` an app's ID token still proves a login, e.g. `10m`"),
+        Key(
             "pools", .list, default: nil, "A user pool and its secret, `ID:SECRET` (a secret of 16 bytes or more)", secret: true,
             option: .named("--pool")),
         Key(

@@ -29,6 +29,8 @@ extension ServerConfiguration {
         }
         serviceClients = config.list("service.clients") ?? []
         serviceScopes = config.list("service.scopes") ?? []
+        idTokenAudiences = config.list("id.token.audience") ?? []
+        if let v = try duration("id.token.max.age") { idTokenMaxAge = TimeSpan(seconds: v.components.seconds) }
         var settings = KeySetSettings(jwksURL: config.string("token.jwks.url"))
         settings.caFile = config.string("token.ca.file")
         if let v = try duration("token.jwks.cache.min") { settings.cacheMin = v }

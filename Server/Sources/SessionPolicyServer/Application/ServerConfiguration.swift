@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var serviceClients: [String] = []
     /// Scopes or roles whose tokens are the back end's (`scope`, `scp` or `roles`).
     public var serviceScopes: [String] = []
+    /// The apps' client ids an ID token proving an app's own login must be issued to.
+    public var idTokenAudiences: [String] = []
+    /// How long after its `auth_time` an ID token still proves a login.
+    public var idTokenMaxAge = TimeSpan(seconds: 600)
     /// The HS256 secret service tokens (the back end's credential) may be signed with.
     public var serviceHS256Secret: String?
     /// The ES256 public key (PEM) service tokens may be signed with.

@@ -49,13 +49,17 @@ public struct SessionService: Sendable {
     /// user and device are the key's.
     ///
     /// With `digest` (the machine's), the decision is appended to the decision log in the same
-    /// transaction as the state.
-    public func apply(_ event: Event, to key: SessionKey, policy: CompiledPolicy, digest: String? = nil) async throws -> Applied {
+    /// transaction as the state, with `amr` (the methods of the ID token that proved the login).
+    public func apply(
+        _ event: Event, to key: SessionKey, policy: CompiledPolicy, digest: String? = nil, amr: [String]? = nil
+    ) async throws -> Applied {
         let now = clock()
         var log: (@Sendable (Outcome) -> DecisionRecord?)?
         if let digest {
             log = { @Sendable (outcome: Outcome) -> DecisionRecord? in
-                DecisionRecord(key: key, digest: digest, event: event, serverTime: now, outcome: outcome)
+                var record = DecisionRecord(key: key, digest: digest, event: event, serverTime: now, outcome: outcome)
+                record.amr = amr
+                return record
             }
         }
         let record = log

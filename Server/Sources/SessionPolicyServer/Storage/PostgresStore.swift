@@ -260,10 +260,10 @@ public final class PostgresStore: SessionStore, Service {
                 let rows = try await conn.query(
                     """
                     INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event,
-                      network, decision, reason, notices, transition, state, previous)
+                      network, decision, reason, notices, transition, state, previous, amr)
                     VALUES (\(r.policy), \(r.digest), \(r.user), \(r.device), \(r.revision), \(r.eventTime.millisecondsSinceEpoch),
                       \(r.serverTime.millisecondsSinceEpoch), \(r.event), \(r.network), \(r.decision), \(r.reason), \(notices),
-                      \(transition), \(r.state), \(previous))
+                      \(transition), \(r.state), \(previous), \(r.amr?.joined(separator: " ")))
                     RETURNING id
                     """, logger: self.logger)
                 for try await id in rows.decode(Int64.self) { last = id }
@@ -307,14 +307,14 @@ public final class PostgresStore: SessionStore, Service {
                       WHERE d.previous IS NOT NULL AND c.taken < \(query.limit)
                     )
                     SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
-                      d.network, d.decision, d.reason, d.notices, d.transition, d.state
+                      d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr
                     FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < \(before)::int8 ORDER BY d.id DESC LIMIT \(query.limit)
                     """, logger: self.logger)
                 for try await row in rows {
                     let c = try row.decode(
                         (
                             Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32,
-                            String
+                            String, String?
                         )
                         .self)
                     out.append(
@@ -322,7 +322,8 @@ public final class PostgresStore: SessionStore, Service {
                             id: c.0, policy: c.1, digest: c.2, user: c.3, device: c.4, revision: c.5,
                             eventTime: Timestamp(millisecondsSinceEpoch: c.6), serverTime: Timestamp(millisecondsSinceEpoch: c.7),
                             event: c.8, network: c.9, decision: c.10, reason: c.11,
-                            notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14))
+                            notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14,
+                            amr: c.15.map { $0.split(separator: " ").map(String.init) }))
                 }
             }
             return Array(out.sorted { $0.id > $1.id }.prefix(query.limit))
@@ -470,6 +471,19 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    public func useIDToken(hash: String, expiresAt: Timestamp) async throws -> Bool {
+        try await bounded { conn in
+            let rows = try await conn.query(
+                """
+                INSERT INTO used_id_tokens (hash, expires_at) VALUES (\(hash), \(expiresAt.millisecondsSinceEpoch))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: self.logger)
+            var first = false
+            for try await _ in rows.decode(Int.self) { first = true }
+            return first
+        }
+    }
+
     public func putTicket(hash: String, grant: TicketGrant) async throws {
         let data = try StoredJSON.encode(grant)
         _ = try await bounded { conn in
@@ -502,6 +516,11 @@ public final class PostgresStore: SessionStore, Service {
             for try await _ in try await conn.query("DELETE FROM tickets WHERE expires_at < \(t) RETURNING 1", logger: self.logger)
                 .decode(Int.self)
             {
+                n += 1
+            }
+            for try await _ in try await conn.query(
+                "DELETE FROM used_id_tokens WHERE expires_at < \(t) RETURNING 1", logger: self.logger
+            ).decode(Int.self) {
                 n += 1
             }
             for try await _ in try await conn.query(

@@ -67,7 +67,7 @@ extension SQLiteStore {
 
     static let logSQL = """
         INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-          decision, reason, notices, transition, state, previous) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          decision, reason, notices, transition, state, previous, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Appends `record` to the decision log after `previous` (the session's newest record); its id.
@@ -93,6 +93,8 @@ extension SQLiteStore {
         } else {
             try check(db, sqlite3_bind_null(statement, 15))
         }
+        // The ID token's methods, space-separated (an `amr` value is a short word).
+        if let amr = record.amr { try bind(db, statement, 16, amr.joined(separator: " ")) } else { try check(db, sqlite3_bind_null(statement, 16)) }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw error(db, code) }
         return sqlite3_last_insert_rowid(db.sqliteConnection)

@@ -174,12 +174,13 @@ public final class SQLiteStore: SessionStore {
             for head in heads {
                 all += try Row.fetchAll(db, sql: Self.chainSQL, arguments: [head, before, query.limit]).map { row in
                     let notices: String = row[12]
+                    let amr: String? = row[15]
                     return DecisionRecord(
                         id: row[0], policy: row[1], digest: row[2], user: row[3], device: row[4], revision: row[5],
                         eventTime: Timestamp(millisecondsSinceEpoch: row[6]), serverTime: Timestamp(millisecondsSinceEpoch: row[7]),
                         event: row[8], network: row[9], decision: row[10], reason: row[11],
                         notices: notices.isEmpty ? [] : notices.split(separator: ",").map(String.init), transition: row[13],
-                        state: row[14])
+                        state: row[14], amr: amr.map { $0.split(separator: " ").map(String.init) })
                 }
             }
             return Array(all.sorted { $0.id > $1.id }.prefix(query.limit))
@@ -197,7 +198,7 @@ public final class SQLiteStore: SessionStore {
           WHERE d.previous IS NOT NULL AND c.taken < ?3
         )
         SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event, d.network,
-          d.decision, d.reason, d.notices, d.transition, d.state
+          d.decision, d.reason, d.notices, d.transition, d.state, d.amr
         FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < ?2 ORDER BY d.id DESC LIMIT ?3
         """
 
@@ -362,10 +363,21 @@ public final class SQLiteStore: SessionStore {
         return try data.map { try StoredJSON.decode(TicketGrant.self, $0) }
     }
 
+    public func useIDToken(hash: String, expiresAt: Timestamp) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO used_id_tokens (hash, expires_at) VALUES (?, ?)",
+                arguments: [hash, expiresAt.millisecondsSinceEpoch])
+            return db.changesCount == 1
+        }
+    }
+
     public func purgeExpired(now: Timestamp) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM tickets WHERE expires_at < ?", arguments: [now.millisecondsSinceEpoch])
             var n = db.changesCount
+            try db.execute(sql: "DELETE FROM used_id_tokens WHERE expires_at < ?", arguments: [now.millisecondsSinceEpoch])
+            n += db.changesCount
             try db.execute(sql: "DELETE FROM device_sessions WHERE expires_at < ?", arguments: [now.millisecondsSinceEpoch])
             n += db.changesCount
             return n

@@ -79,6 +79,18 @@ enum Schema {
                 "ALTER TABLE sessions ADD COLUMN last_decision BIGINT",
                 "CREATE INDEX sessions_by_user ON sessions (user_id)",
             ]),
+        // Additive only (a server of the previous version runs against it): a new table, a
+        // nullable column.
+        Migration(
+            version: 3, summary: "ID tokens already used to prove a login; the ID token's `amr` in the decision log",
+            sqlite: [
+                "CREATE TABLE used_id_tokens (hash TEXT NOT NULL PRIMARY KEY, expires_at INTEGER NOT NULL)",
+                "ALTER TABLE decisions ADD COLUMN amr TEXT",
+            ],
+            postgres: [
+                "CREATE TABLE used_id_tokens (hash TEXT NOT NULL PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "ALTER TABLE decisions ADD COLUMN amr TEXT",
+            ]),
     ]
 
     /// The newest version this server knows.

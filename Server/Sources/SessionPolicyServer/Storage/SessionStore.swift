@@ -181,7 +181,11 @@ public protocol SessionStore: Sendable {
     /// ticket works once. Nil if unknown, already used, or expired at `now`.
     func takeTicket(hash: String, pool: String, now: Timestamp) async throws -> TicketGrant?
 
-    /// Deletes expired tickets and device sessions; returns how many rows went.
+    /// Records the first use of an ID token (by the hash of its text) until `expiresAt`:
+    /// true the first time, false when it was used before (a replay).
+    func useIDToken(hash: String, expiresAt: Timestamp) async throws -> Bool
+
+    /// Deletes expired tickets, device sessions and used ID tokens; returns how many rows went.
     func purgeExpired(now: Timestamp) async throws -> Int
 
     /// Releases connections. The store is unusable afterwards.

@@ -86,6 +86,45 @@ public struct TokenVerifier: Sendable {
     public func verify(_ token: String, now: Date = Date()) async throws(Refusal) -> Claims {
         guard hasKeys else { throw Refusal("no token keys are configured", signatureMatched: false) }
         if let claims = cached(token, now: now) { return claims }
+        let claims = try check(try await signedPayload(token), now: now)
+        verified.withLockedValue { cache in
+            // Full: one entry makes room (whichever the hash order puts first), so a working
+            // set a little over the limit still mostly hits.
+            if cache.count >= Self.cacheLimit, cache[token] == nil { cache.remove(at: cache.startIndex) }
+            cache[token] = claims
+        }
+        return claims
+    }
+
+    /// Verifies an app's OpenID Connect ID token: a key of the issuer's made its signature; `exp`,
+    /// `nbf` and `iat` within the leeway; the configured issuer; an `aud` that includes one of
+    /// `audiences` (the apps' client ids); an `auth_time`; `token_use`, where present, `id`.
+    /// Never cached: each use is checked, and a replay is the caller's to refuse.
+    public func verifyIDToken(_ token: String, audiences: [String], now: Date = Date()) async throws(Refusal) -> IDTokenClaims {
+        guard hasKeys else { throw Refusal("no token keys are configured", signatureMatched: false) }
+        let payload = try await signedPayload(token)
+        let claims: IDTokenClaims
+        do {
+            claims = try decoder.decode(IDTokenClaims.self, from: payload)
+        } catch {
+            throw Refusal("it lacks a required claim (`\(rules.userClaim)` and `exp`), or one has the wrong type")
+        }
+        try checkTimes(exp: claims.exp.value, nbf: claims.nbf?.value, iat: claims.iat?.value, now: now)
+        if let issuer = rules.issuer, claims.iss?.value != issuer {
+            throw Refusal("its issuer (`iss`) is \(claims.iss.map { "`\($0.value)`" } ?? "missing"), not `\(issuer)`")
+        }
+        guard let aud = claims.aud?.value, aud.contains(where: audiences.contains) else {
+            throw Refusal(
+                "its audience (`aud`) is \(claims.aud.map { "`\($0.value.joined(separator: "`, `"))`" } ?? "missing"), "
+                    + "not one of the apps' client ids (`id.token.audience`)")
+        }
+        if let use = claims.tokenUse, use != "id" { throw Refusal("its `token_use` is `\(use)`, not `id`") }
+        guard claims.authTime != nil else { throw Refusal("it has no `auth_time`, so it does not say when the user logged in") }
+        return claims
+    }
+
+    /// The payload of `token` once a configured key is found to have made its signature.
+    private func signedPayload(_ token: String) async throws(Refusal) -> Data {
         let jws = try CompactJWS(token)
         let candidates: [any JWTAlgorithm]
         do {
@@ -98,14 +137,17 @@ public struct TokenVerifier: Sendable {
         guard candidates.contains(where: { (try? $0.verify(jws.signature, signs: jws.signingInput)) == true }) else {
             throw Refusal("its signature was not made by a configured key", signatureMatched: false)
         }
-        let claims = try check(jws.payload, now: now)
-        verified.withLockedValue { cache in
-            // Full: one entry makes room (whichever the hash order puts first), so a working
-            // set a little over the limit still mostly hits.
-            if cache.count >= Self.cacheLimit, cache[token] == nil { cache.remove(at: cache.startIndex) }
-            cache[token] = claims
+        return jws.payload
+    }
+
+    /// Refuses an expired token, or one not yet valid or issued in the future, beyond the leeway.
+    private func checkTimes(exp: Date, nbf: Date?, iat: Date?, now: Date) throws(Refusal) {
+        let leeway = rules.leeway
+        if exp.addingTimeInterval(leeway) <= now { throw Refusal("it has expired (`exp` \(Self.iso(exp)))") }
+        if let nbf, nbf.addingTimeInterval(-leeway) > now {
+            throw Refusal("it is not valid before \(Self.iso(nbf)) (`nbf`), \(Int(nbf.timeIntervalSince(now)))s from now")
         }
-        return claims
+        if let iat, iat.addingTimeInterval(-leeway) > now { throw Refusal("it was issued in the future (`iat` \(Self.iso(iat)))") }
     }
 
     /// The static keys and the key set's current keys.
@@ -129,16 +171,7 @@ public struct TokenVerifier: Sendable {
                 "it lacks a required claim (`\(rules.userClaim)` and `exp`), or one has the wrong type",
                 signatureMatched: true)
         }
-        let leeway = rules.leeway
-        if claims.exp.value.addingTimeInterval(leeway) <= now {
-            throw Refusal("it has expired (`exp` \(Self.iso(claims.exp.value)))")
-        }
-        if let nbf = claims.nbf?.value, nbf.addingTimeInterval(-leeway) > now {
-            throw Refusal("it is not valid before \(Self.iso(nbf)) (`nbf`), \(Int(nbf.timeIntervalSince(now)))s from now")
-        }
-        if let iat = claims.iat?.value, iat.addingTimeInterval(-leeway) > now {
-            throw Refusal("it was issued in the future (`iat` \(Self.iso(iat)))")
-        }
+        try checkTimes(exp: claims.exp.value, nbf: claims.nbf?.value, iat: claims.iat?.value, now: now)
         if let issuer = rules.issuer, claims.iss?.value != issuer {
             throw Refusal("its issuer (`iss`) is \(claims.iss.map { "`\($0.value)`" } ?? "missing"), not `\(issuer)`")
         }
