@@ -48,7 +48,8 @@ struct ConfigurationKeysTests {
             "token.jwks.url": "https://id.example/keys", "token.ca.file": Fixtures.path("spec/conformance/keys/a.pub.pem"),
             "token.leeway": "30s", "token.user.claim": "oid", "token.jwks.cache.min": "1m", "token.jwks.cache.max": "2h",
             "token.jwks.refetch.interval": "10s", "token.jwks.max.stale": "12h", "token.fetch.timeout": "3s",
-            "service.clients": "back-end", "service.scopes": "sessions:grant",
+            "service.clients": "back-end", "service.scopes": "sessions:grant", "id.token.audience": "mobile-app",
+            "id.token.max.age": "5m",
         ]
     }()
 

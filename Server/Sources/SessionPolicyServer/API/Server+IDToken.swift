@@ -12,7 +12,9 @@ extension Server {
     /// issued for the request's `nonce` when one is sent, logged the user in within
     /// `id.token.max.age` (and not beyond `clock.skew` in the server's future), and has not been
     /// used before.
-    func provenLogin(_ token: String, nonce: String?, event: Event, user: String) async throws(APIError) -> (
+    func provenLogin(
+        _ token: String, nonce: String?, event: Event, user: String
+    ) async throws(APIError) -> (
         time: Timestamp, amr: [String]?
     ) {
         func refuse(_ reason: String, help: String = "send the ID token the app received at this login") -> APIError {

@@ -94,7 +94,11 @@ extension SQLiteStore {
             try check(db, sqlite3_bind_null(statement, 15))
         }
         // The ID token's methods, space-separated (an `amr` value is a short word).
-        if let amr = record.amr { try bind(db, statement, 16, amr.joined(separator: " ")) } else { try check(db, sqlite3_bind_null(statement, 16)) }
+        if let amr = record.amr {
+            try bind(db, statement, 16, amr.joined(separator: " "))
+        } else {
+            try check(db, sqlite3_bind_null(statement, 16))
+        }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw error(db, code) }
         return sqlite3_last_insert_rowid(db.sqliteConnection)
