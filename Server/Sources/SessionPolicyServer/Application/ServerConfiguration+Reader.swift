@@ -101,13 +101,12 @@ extension ServerConfiguration {
         es256PublicKeyPEM = try secret("es256.public.key", what: "ES256 public key", trimmed: false)
         serviceHS256Secret = try secret("service.hs256.secret", what: "service HS256 secret", trimmed: true)
         serviceES256PublicKeyPEM = try secret("service.es256.public.key", what: "service ES256 public key", trimmed: false)
-        if serviceHS256Secret != nil && serviceHS256Secret == hs256Secret
-            || serviceES256PublicKeyPEM != nil && serviceES256PublicKeyPEM == es256PublicKeyPEM
-        {
-            throw ConfigurationError(
-                "the service token key is the user token key, so any user token would pass as a service token",
-                help: "give service tokens a key of their own (`service.hs256.secret`, `service.es256.public.key`)")
-        }
+        keyFiles.hs256Secret = config.string("hs256.secret.file")
+        keyFiles.es256PublicKey = config.string("es256.public.key.file")
+        keyFiles.serviceHS256Secret = config.string("service.hs256.secret.file")
+        keyFiles.serviceES256PublicKey = config.string("service.es256.public.key.file")
+        try Self.checkServiceKeysApart(
+            user: (hs256Secret, es256PublicKeyPEM), service: (serviceHS256Secret, serviceES256PublicKeyPEM))
         signingKeyPEM = try secret("signing.key", what: "machine signing key", trimmed: false)
         if let pem = signingKeyPEM {
             do {
@@ -121,6 +120,19 @@ extension ServerConfiguration {
         }
         tokenIssuer = config.string("token.issuer")
         tokenAudience = config.string("token.audience")
+    }
+
+    /// Refuses a service key that is also a user key (any one of several): any user token
+    /// would then pass as the back end's.
+    static func checkServiceKeysApart(user: (String?, String?), service: (String?, String?)) throws(ConfigurationError) {
+        let userSecrets = Set(user.0.map(TokenVerifier.secrets) ?? []), userPEMs = Set(user.1.map(TokenVerifier.pemBlocks) ?? [])
+        let sharedSecret = !(service.0.map(TokenVerifier.secrets) ?? []).allSatisfy { !userSecrets.contains($0) }
+        let sharedPEM = !(service.1.map(TokenVerifier.pemBlocks) ?? []).allSatisfy { !userPEMs.contains($0) }
+        if sharedSecret || sharedPEM {
+            throw ConfigurationError(
+                "the service token key is the user token key, so any user token would pass as a service token",
+                help: "give service tokens a key of their own (`service.hs256.secret`, `service.es256.public.key`)")
+        }
     }
 
     /// Pools and apps. A pool's secret is never repeated in an error, nor an entry that may be one.

@@ -35,6 +35,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idTokenAudiences: [String] = []
     /// How long after its `auth_time` an ID token still proves a login.
     public var idTokenMaxAge = TimeSpan(seconds: 600)
+    /// The files the token keys were read from (`*.file` keys): read again on SIGHUP, so keys
+    /// rotate without a restart.
+    public struct KeyFiles: Sendable, Equatable {
+        public var hs256Secret: String?
+        public var es256PublicKey: String?
+        public var serviceHS256Secret: String?
+        public var serviceES256PublicKey: String?
+        public init() {}
+    }
+    public var keyFiles = KeyFiles()
     /// The HS256 secret service tokens (the back end's credential) may be signed with.
     public var serviceHS256Secret: String?
     /// The ES256 public key (PEM) service tokens may be signed with.

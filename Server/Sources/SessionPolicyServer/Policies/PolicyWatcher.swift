@@ -3,13 +3,15 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Reloads the policy directory on SIGHUP and when its files change (checked every
-/// `interval`). A reload never stops a good policy from serving.
+/// `interval`), and runs `onHangUp` on SIGHUP. A reload never stops a good policy from serving.
 struct PolicyWatcher: Service {
     let registry: PolicyRegistry
     let interval: Duration
     let metrics: ServerMetrics
     let logger: Logger
     let onSignal: Bool
+    /// Also run on SIGHUP (the token key files are read again).
+    var onHangUp: @Sendable () async -> Void = {}
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -17,8 +19,9 @@ struct PolicyWatcher: Service {
                 if onSignal {
                     group.addTask {
                         for await _ in await UnixSignalsSequence(trapping: .sighup) {
-                            logger.info("SIGHUP: reloading policies")
+                            logger.info("SIGHUP: reloading policies and token key files")
                             reload()
+                            await onHangUp()
                         }
                     }
                 }

@@ -30,7 +30,8 @@ public struct TokenVerifier: Sendable {
         }
     }
 
-    private let staticKeys: TokenKeys
+    /// The configured secrets and public keys; replaced by `replaceStaticKeys` (SIGHUP).
+    private let staticKeys: NIOLockedValueBox<TokenKeys>
     /// The issuer's key set, when the keys come from it.
     let keySet: KeySetSource?
     private let rules: Rules
@@ -40,7 +41,56 @@ public struct TokenVerifier: Sendable {
     /// Tokens already verified, until they expire: a client sends the same token many times.
     private let verified = NIOLockedValueBox([String: Claims]())
     /// Whether any key is configured; without one, every token is refused.
-    public var hasKeys: Bool { !staticKeys.isEmpty || keySet != nil }
+    public var hasKeys: Bool { !staticKeys.withLockedValue(\.isEmpty) || keySet != nil }
+
+    /// The keys of a secrets text and a PEM text. Each may hold several, for a rotation: the
+    /// secrets one per line (each at least 32 bytes), the P-256 public keys one PEM block after
+    /// another; a token is checked against each in turn.
+    static func makeStaticKeys(hs256Secret: String?, es256PublicKeyPEM: String?) async throws(ConfigurationError) -> TokenKeys {
+        var keys = TokenKeys()
+        for secret in hs256Secret.map(secrets) ?? [] {
+            guard secret.utf8.count >= 32 else {
+                throw ConfigurationError(
+                    "an HS256 secret is \(secret.utf8.count) bytes, fewer than 32",
+                    help: "use random secrets of at least 32 bytes, one per line, for example `openssl rand -base64 48`")
+            }
+            await keys.add(hs256Secret: secret)
+        }
+        for pem in es256PublicKeyPEM.map(pemBlocks) ?? [] {
+            do {
+                try await keys.add(es256PublicKeyPEM: pem)
+            } catch {
+                throw ConfigurationError(
+                    "an ES256 public key is not a P-256 public key in PEM", help: "give `-----BEGIN PUBLIC KEY-----` blocks")
+            }
+        }
+        return keys
+    }
+
+    /// The secrets of a text, one per line, blank lines and surrounding spaces ignored.
+    static func secrets(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// The PEM blocks of a text, each from its `-----BEGIN` line to its `-----END` line; the
+    /// whole text when it has none (so a bad key is reported as one).
+    static func pemBlocks(_ text: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("-----BEGIN") { current = [] }
+            current.append(line)
+            if line.hasPrefix("-----END") { blocks.append(current.joined(separator: "\n") + "\n") }
+        }
+        return blocks.isEmpty ? [text] : blocks
+    }
+
+    /// Replaces the configured secrets and public keys (a rotation, on SIGHUP) and forgets the
+    /// tokens verified so far, so that a key taken away verifies nothing more.
+    func replaceStaticKeys(_ keys: TokenKeys) {
+        staticKeys.withLockedValue { $0 = keys }
+        verified.withLockedValue { $0.removeAll() }
+    }
 
     /// Creates a verifier from an HS256 secret and/or an ES256 public key in PEM.
     public init(
@@ -55,24 +105,7 @@ public struct TokenVerifier: Sendable {
 
     /// Creates a verifier from static keys and/or an issuer's key set, with `rules`.
     init(hs256Secret: String?, es256PublicKeyPEM: String?, rules: Rules, keySet: KeySetSource?) async throws(ConfigurationError) {
-        var keys = TokenKeys()
-        if let hs256Secret {
-            guard hs256Secret.utf8.count >= 32 else {
-                throw ConfigurationError(
-                    "the HS256 secret is \(hs256Secret.utf8.count) bytes, fewer than 32",
-                    help: "use a random secret of at least 32 bytes, for example `openssl rand -base64 48`")
-            }
-            await keys.add(hs256Secret: hs256Secret)
-        }
-        if let pem = es256PublicKeyPEM {
-            do {
-                try await keys.add(es256PublicKeyPEM: pem)
-            } catch {
-                throw ConfigurationError(
-                    "the ES256 public key is not a P-256 public key in PEM", help: "give the `-----BEGIN PUBLIC KEY-----` file")
-            }
-        }
-        self.staticKeys = keys
+        self.staticKeys = NIOLockedValueBox(try await Self.makeStaticKeys(hs256Secret: hs256Secret, es256PublicKeyPEM: es256PublicKeyPEM))
         self.keySet = keySet
         self.rules = rules
         let decoder = JSONDecoder()
@@ -152,6 +185,7 @@ public struct TokenVerifier: Sendable {
 
     /// The static keys and the key set's current keys.
     private func keys() throws(Refusal) -> TokenKeys {
+        let staticKeys = staticKeys.withLockedValue { $0 }
         guard let keySet else { return staticKeys }
         do {
             return TokenKeys(keys: staticKeys.keys + (try keySet.keys()).keys)
@@ -190,7 +224,7 @@ public struct TokenVerifier: Sendable {
     /// nor have the keys that verified it gone stale: a dictionary lookup, no signature check.
     public func cached(_ token: String, now: Date = Date()) -> Claims? {
         guard let claims = verified.withLockedValue({ $0[token] }) else { return nil }
-        if claims.exp.value.addingTimeInterval(rules.leeway) > now, keySet?.isUsable ?? true || !staticKeys.isEmpty {
+        if claims.exp.value.addingTimeInterval(rules.leeway) > now, keySet?.isUsable ?? true || !staticKeys.withLockedValue(\.isEmpty) {
             return claims
         }
         verified.withLockedValue { $0[token] = nil }
