@@ -49,7 +49,9 @@ struct ConfigurationKeysTests {
             "token.leeway": "30s", "token.user.claim": "oid", "token.jwks.cache.min": "1m", "token.jwks.cache.max": "2h",
             "token.jwks.refetch.interval": "10s", "token.jwks.max.stale": "12h", "token.fetch.timeout": "3s",
             "service.clients": "back-end", "service.scopes": "sessions:grant", "id.token.audience": "mobile-app",
-            "id.token.max.age": "5m",
+            "id.token.max.age": "5m", "token.introspection.url": "https://id.example/introspect",
+            "token.introspection.client.id": "sessionpolicy-server", "token.introspection.client.secret": secret,
+            "token.introspection.client.secret.file": file("introspection.secret", secret), "token.introspection.cache.max": "1m",
         ]
     }()
 
@@ -60,6 +62,7 @@ struct ConfigurationKeysTests {
         "service.hs256.secret": ["\(mark)\(secret)"],
         "signing.key": ["-----BEGIN PRIVATE KEY-----\n\(mark)\n-----END PRIVATE KEY-----"],
         "pools": [mark, ":\(mark)", "vendor:\(mark.prefix(10))"],
+        "token.introspection.client.secret": ["\(mark)\n\(mark)"],
     ]
 
     static let sampledKeys: [Key] = ServerConfiguration.keys

@@ -326,6 +326,50 @@ struct IdentityProviderTests {
         }
     }
 
+    @Test("opaque tokens are introspected with the server's client credentials (RFC 7662), each answer remembered")
+    func introspection() async throws {
+        try await TestProvider.with { provider in
+            try await provider.control(
+                "/control/client", ["client_id": "sessionpolicy-server", "client_secret": "server-secret", "audience": Self.audience])
+            try await Self.run(
+                provider,
+                configure: {
+                    $0.introspectionClientID = "sessionpolicy-server"
+                    $0.introspectionClientSecret = "server-secret"
+                }
+            ) { http in
+                let user = unique("u")
+                let opaque = try await provider.mint(["sub": user, "aud": Self.audience, "opaque": true])
+                #expect(!opaque.contains("."), "an opaque token: \(opaque)")
+                for _ in 0..<3 {
+                    let reply = try await http.post(Self.path(user), Self.launch, token: opaque)
+                    #expect(reply.status == 200, "\(reply.text)")
+                }
+                #expect(try await provider.stats()["introspections"] == 1, "the answer is remembered")
+                let expired = try await provider.mint(["sub": user, "aud": Self.audience, "opaque": true, "exp_in": -30])
+                let inactive = try await http.post(Self.path(user), Self.launch, token: expired)
+                #expect(inactive.status == 401 && inactive.text.contains("not active"), "\(inactive.text)")
+                let unknown = try await http.post(Self.path(user), Self.launch, token: "no-such-token")
+                #expect(unknown.status == 401, "\(unknown.text)")
+                let otherAudience = try await provider.mint(["sub": user, "aud": "another-api", "opaque": true])
+                let refused = try await http.post(Self.path(user), Self.launch, token: otherAudience)
+                #expect(refused.status == 401 && refused.text.contains("audience"), "\(refused.text)")
+            }
+            try await Self.run(
+                provider,
+                configure: {
+                    $0.introspectionClientID = "sessionpolicy-server"
+                    $0.introspectionClientSecret = "wrong-secret"
+                }
+            ) { http in
+                let user = unique("u")
+                let opaque = try await provider.mint(["sub": user, "aud": Self.audience, "opaque": true])
+                let reply = try await http.post(Self.path(user), Self.launch, token: opaque)
+                #expect(reply.status == 401 && reply.text.contains("answered 401"), "\(reply.text)")
+            }
+        }
+    }
+
     @Test("an issuer's keys over plain HTTP are refused unless the issuer is on loopback")
     func plainHTTP() async throws {
         for (issuer, refused) in [("http://id.example", true), ("http://127.0.0.1:9", false), ("https://id.example", false)] {

@@ -54,8 +54,12 @@ extension Server {
         }
         let hash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
         let expires = Timestamp(millisecondsSinceEpoch: Int64(claims.exp.value.timeIntervalSince1970 * 1000) + 60_000)
-        let first = try await (try? stored("use_id_token") { try await store.useIDToken(hash: hash, expiresAt: expires) })
-        guard let first else { throw storeFailed("use_id_token", StoreError("the used ID tokens could not be read")) }
+        let first: Bool
+        do {
+            first = try await store.useIDToken(hash: hash, expiresAt: expires)
+        } catch {
+            throw storeFailed("use_id_token", error)
+        }
         guard first else { throw refuse("it was used before", help: "an ID token proves one login; sign in again") }
         return (login, claims.amr)
     }

@@ -44,8 +44,16 @@ public func buildApplication(
     let rules = TokenVerifier.Rules(
         issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
         leeway: Double(configuration.tokenLeeway.components.seconds), userClaim: configuration.tokenUserClaim)
+    if (configuration.introspectionClientID == nil) != (configuration.introspectionClientSecret == nil)
+        || configuration.introspection != nil && keySet == nil
+    {
+        logger.warning(
+            "opaque tokens are not introspected: that needs `token.introspection.client.id` and its secret, and the issuer (`token.issuer` or `token.jwks.url`)"
+        )
+    }
     let verifier = try await TokenVerifier(
-        hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM, rules: rules, keySet: keySet)
+        hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM, rules: rules, keySet: keySet,
+        introspection: configuration.introspection)
     if !verifier.hasKeys {
         logger.warning("no token keys configured: session and device-session routes refuse every request")
     }

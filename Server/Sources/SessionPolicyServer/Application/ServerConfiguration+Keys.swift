@@ -145,6 +145,21 @@ extension ServerConfiguration {
             "service.scopes", .list, default: nil, "A scope or role whose tokens are the back end's (`scope`, `scp` or `roles`)",
             option: .named("--service-scope")),
         Key(
+            "token.introspection.url", .string, default: nil,
+            "The issuer's RFC 7662 introspection endpoint for opaque tokens (default: its discovery document's)"),
+        Key(
+            "token.introspection.client.id", .string, default: nil,
+            "The server's client id at the issuer, to introspect opaque tokens (with its secret)"),
+        Key(
+            "token.introspection.client.secret", .string, default: nil, "The server's client secret at the issuer",
+            secret: true, option: .absent),
+        Key(
+            "token.introspection.client.secret.file", .string, default: nil,
+            "File holding the server's client secret (wins over `token.introspection.client.secret`)"),
+        Key(
+            "token.introspection.cache.max", .string, default: "5m",
+            "Longest an introspection answer is remembered (never past the token's `exp`), e.g. `5m`"),
+        Key(
             "id.token.audience", .list, default: nil,
             "An app's client id: a user token may report `idp_login_succeeded` with an ID token issued to it",
             option: .named("--id-token-audience")),

@@ -1,3 +1,4 @@
+import Foundation
 import SessionPolicy
 
 /// The keys that say where tokens' keys come from and what tokens must carry.
@@ -30,6 +31,26 @@ extension ServerConfiguration {
         serviceClients = config.list("service.clients") ?? []
         serviceScopes = config.list("service.scopes") ?? []
         idTokenAudiences = config.list("id.token.audience") ?? []
+        introspectionURL = config.string("token.introspection.url")
+        if let url = introspectionURL, let problem = KeySetSettings.problem(url: url, allowFile: false) {
+            throw ConfigurationError(
+                "\(problem) (`token.introspection.url`, set by \(config.sources("token.introspection.url")))",
+                help: "give the issuer's `https://` introspection endpoint")
+        }
+        introspectionClientID = config.string("token.introspection.client.id")
+        if let path = config.string("token.introspection.client.secret.file") {
+            introspectionClientSecret = try Self.read(path, what: "introspection client secret")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            introspectionClientSecret = config.string("token.introspection.client.secret")
+        }
+        if let secret = introspectionClientSecret, secret.isEmpty || secret.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw ConfigurationError(
+                "the introspection client secret (set by \(config.sources("token.introspection.client.secret"))) is empty or "
+                    + "holds a line break or another control character",
+                help: "give the secret the issuer shows for the server's client, on one line")
+        }
+        if let v = try duration("token.introspection.cache.max") { introspectionCacheMax = v }
         if let v = try duration("id.token.max.age") { idTokenMaxAge = TimeSpan(seconds: v.components.seconds) }
         var settings = KeySetSettings(jwksURL: config.string("token.jwks.url"))
         settings.caFile = config.string("token.ca.file")

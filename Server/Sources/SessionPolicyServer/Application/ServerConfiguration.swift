@@ -31,6 +31,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var serviceClients: [String] = []
     /// Scopes or roles whose tokens are the back end's (`scope`, `scp` or `roles`).
     public var serviceScopes: [String] = []
+    /// The introspection endpoint of opaque tokens (RFC 7662); nil: the discovery document's.
+    public var introspectionURL: String?
+    /// The server's client id and secret at the issuer, to introspect opaque tokens; both or
+    /// neither.
+    public var introspectionClientID: String?
+    public var introspectionClientSecret: String?
+    /// The longest an introspection answer is remembered (never past the token's `exp`).
+    public var introspectionCacheMax: Duration = .seconds(300)
+
+    /// How the server introspects opaque tokens, when its client id and secret are set.
+    public var introspection: IntrospectionSettings? {
+        guard let id = introspectionClientID, let secret = introspectionClientSecret else { return nil }
+        var settings = IntrospectionSettings(url: introspectionURL, clientID: id, clientSecret: secret)
+        settings.cacheMax = introspectionCacheMax
+        return settings
+    }
     /// The apps' client ids an ID token proving an app's own login must be issued to.
     public var idTokenAudiences: [String] = []
     /// How long after its `auth_time` an ID token still proves a login.

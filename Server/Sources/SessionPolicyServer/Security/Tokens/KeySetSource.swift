@@ -13,7 +13,8 @@ import NIOSSL
 /// they are `maxStale` old. Concurrent refreshes share one fetch.
 final class KeySetSource: Sendable {
     let settings: KeySetSettings
-    private let client: HTTPClient
+    /// The HTTP client (its trust roots, its timeouts); the introspector uses it too.
+    let client: HTTPClient
     private let logger: Logger
     private let onFetch: @Sendable (_ ok: Bool, _ keys: Int) -> Void
 

@@ -33,7 +33,8 @@ enum TokenKeyFiles {
             verifier.replaceStaticKeys(userKeys)
             serviceVerifier.replaceStaticKeys(serviceKeys)
             logger.info(
-                "token key files read again", metadata: ["user_keys": "\(userKeys.keys.count)", "service_keys": "\(serviceKeys.keys.count)"])
+                "token key files read again",
+                metadata: ["user_keys": "\(userKeys.keys.count)", "service_keys": "\(serviceKeys.keys.count)"])
         } catch {
             logger.error("token key files not reloaded; the keys stay as they were", metadata: ["error": "\(error)"])
         }
