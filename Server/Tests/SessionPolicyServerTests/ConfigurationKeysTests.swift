@@ -52,6 +52,7 @@ struct ConfigurationKeysTests {
             "id.token.max.age": "5m", "token.introspection.url": "https://id.example/introspect",
             "token.introspection.client.id": "sessionpolicy-server", "token.introspection.client.secret": secret,
             "token.introspection.client.secret.file": file("introspection.secret", secret), "token.introspection.cache.max": "1m",
+            "token.extra.issuers": "https://staging.example#staging-api",
         ]
     }()
 

@@ -215,7 +215,9 @@ struct IdentityProviderTests {
                 func keys() async throws -> [String: Any] {
                     let health = try await http.get("/healthz")
                     #expect(health.status == 200)
-                    return (health.json?["token_keys"] as? [String: Any] ?? [:]).merging(["status": health.json?["status"] ?? ""]) { $1 }
+                    let sets = health.json?["token_keys"] as? [[String: Any]] ?? []
+                    #expect(sets.count == 1)
+                    return (sets.first ?? [:]).merging(["status": health.json?["status"] ?? ""]) { $1 }
                 }
                 #expect(try await fresh() == 200)
                 #expect(try await keys()["ok"] as? Bool == true)
@@ -366,6 +368,31 @@ struct IdentityProviderTests {
                 let opaque = try await provider.mint(["sub": user, "aud": Self.audience, "opaque": true])
                 let reply = try await http.post(Self.path(user), Self.launch, token: opaque)
                 #expect(reply.status == 401 && reply.text.contains("answered 401"), "\(reply.text)")
+            }
+        }
+    }
+
+    @Test("two issuers at once (production and staging), each with its own audience and keys")
+    func twoIssuers() async throws {
+        try await TestProvider.with { production in
+            try await TestProvider.with { staging in
+                try await Self.run(production, configure: { $0.extraIssuers = [.init(issuer: staging.issuer, audience: "staging-api")] }) {
+                    http in
+                    let user = unique("u")
+                    let prod = try await production.mint(["alg": "RS256", "sub": user, "aud": Self.audience])
+                    let stage = try await staging.mint(["alg": "ES256", "sub": user, "aud": "staging-api"])
+                    #expect(try await http.post(Self.path(user), Self.launch, token: prod).status == 200)
+                    #expect(try await http.post(Self.path(user), Self.launch, token: stage).status == 200)
+                    // Each issuer's audience is its own; each issuer's keys are its own.
+                    let crossed = try await staging.mint(["alg": "ES256", "sub": user, "aud": Self.audience])
+                    let refused = try await http.post(Self.path(user), Self.launch, token: crossed)
+                    #expect(refused.status == 401 && refused.text.contains("staging-api"), "\(refused.text)")
+                    let forged = try await production.mint(["alg": "RS256", "sub": user, "aud": "staging-api", "iss": staging.issuer])
+                    let wrongKeys = try await http.post(Self.path(user), Self.launch, token: forged)
+                    #expect(wrongKeys.status == 401, "production's key does not sign for staging: \(wrongKeys.text)")
+                    let health = try await http.get("/healthz")
+                    #expect((health.json?["token_keys"] as? [[String: Any]])?.count == 2, "\(health.text)")
+                }
             }
         }
     }

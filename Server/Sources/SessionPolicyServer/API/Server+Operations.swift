@@ -29,13 +29,13 @@ extension Server {
                 metadata: ["waited": "\(wait?.display ?? "")", "bound": "\(configuration.healthMaxWriteWait.display)"])
         }
         let healthy = storeOK && writerOK && !snapshot.policies.isEmpty
-        let keys = verifier.keySet?.status
+        let keys = verifier.keySets.map(\.status)
         let report = HealthReport(
-            status: !healthy ? "failing" : snapshot.problems.isEmpty && keys?.ok != false ? "ok" : "degraded",
+            status: !healthy ? "failing" : snapshot.problems.isEmpty && keys.allSatisfy(\.ok) ? "ok" : "degraded",
             store: .init(kind: store.kind, ok: storeOK),
             writer: .init(ok: writerOK, oldestWaitSeconds: wait.map { Double($0.nanoseconds / 1_000_000) / 1000 } ?? 0),
             policies: snapshot.policies.keys.sorted(),
-            problems: PoliciesReport.problems(snapshot), tokenKeys: keys)
+            problems: PoliciesReport.problems(snapshot), tokenKeys: keys.isEmpty ? nil : keys)
         return EditedResponse(status: healthy ? .ok : .serviceUnavailable, response: report)
     }
 
@@ -102,8 +102,8 @@ struct HealthReport: ResponseEncodable {
     var writer: Writer
     var policies: [String]
     var problems: [PoliciesReport.Problem]
-    /// The issuer's key set, when the keys come from it.
-    var tokenKeys: KeySetSource.Status?
+    /// Each issuer's key set, when keys come from issuers.
+    var tokenKeys: [KeySetSource.Status]?
     enum CodingKeys: String, CodingKey {
         case status, store, writer, policies, problems
         case tokenKeys = "token_keys"

@@ -51,9 +51,21 @@ public func buildApplication(
             "opaque tokens are not introspected: that needs `token.introspection.client.id` and its secret, and the issuer (`token.issuer` or `token.jwks.url`)"
         )
     }
+    var others: [TokenVerifier] = []
+    for extra in configuration.extraIssuers {
+        var settings = configuration.keySet
+        settings.issuer = extra.issuer
+        settings.jwksURL = nil
+        let source = try KeySetSource(settings: settings, logger: logger) { ok, keys in metrics.tokenKeysFetched(ok: ok, keys: keys) }
+        await source.refresh()
+        var otherRules = rules
+        otherRules.issuer = extra.issuer
+        otherRules.audience = extra.audience
+        others.append(try await TokenVerifier(hs256Secret: nil, es256PublicKeyPEM: nil, rules: otherRules, keySet: source))
+    }
     let verifier = try await TokenVerifier(
         hs256Secret: configuration.hs256Secret, es256PublicKeyPEM: configuration.es256PublicKeyPEM, rules: rules, keySet: keySet,
-        introspection: configuration.introspection)
+        introspection: configuration.introspection, others: others)
     if !verifier.hasKeys {
         logger.warning("no token keys configured: session and device-session routes refuse every request")
     }
@@ -95,7 +107,7 @@ public func buildApplication(
         StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]
     if let service = store as? any Service { services.insert(service, at: 0) }
-    if let keySet { services.append(KeySetRefresher(source: keySet)) }
+    for source in verifier.keySets { services.append(KeySetRefresher(source: source)) }
     var limits = SlowClientLimits(
         requestTimeout: configuration.httpRequestTimeout, idleTimeout: configuration.httpIdleTimeout,
         maxConnections: configuration.httpMaxConnections)

@@ -145,6 +145,11 @@ extension ServerConfiguration {
             "service.scopes", .list, default: nil, "A scope or role whose tokens are the back end's (`scope`, `scp` or `roles`)",
             option: .named("--service-scope")),
         Key(
+            "token.extra.issuers", .list, default: nil,
+            "Another issuer whose tokens are taken, `ISSUER` or `ISSUER#AUDIENCE` (staging beside production), its keys "
+                + "from its discovery document",
+            option: .named("--token-extra-issuer")),
+        Key(
             "token.introspection.url", .string, default: nil,
             "The issuer's RFC 7662 introspection endpoint for opaque tokens (default: its discovery document's)"),
         Key(

@@ -31,6 +31,23 @@ extension ServerConfiguration {
         serviceClients = config.list("service.clients") ?? []
         serviceScopes = config.list("service.scopes") ?? []
         idTokenAudiences = config.list("id.token.audience") ?? []
+        extraIssuers = []
+        for entry in config.list("token.extra.issuers") ?? [] {
+            // An issuer has no fragment (OpenID Connect Discovery 1.0 §3), so `#` can part the audience.
+            let parts = entry.split(separator: "#", maxSplits: 1).map(String.init)
+            let extra = ExtraIssuer(issuer: parts.first ?? "", audience: parts.count == 2 && !parts[1].isEmpty ? parts[1] : nil)
+            if let problem = KeySetSettings.problem(url: KeySetSettings.discoveryURL(extra.issuer), allowFile: false) {
+                throw ConfigurationError(
+                    "\(problem) (`token.extra.issuers`, set by \(config.sources("token.extra.issuers")))",
+                    help: "write `https://ISSUER` or `https://ISSUER#AUDIENCE`")
+            }
+            guard extra.issuer != tokenIssuer, !extraIssuers.contains(where: { $0.issuer == extra.issuer }) else {
+                throw ConfigurationError(
+                    "the issuer `\(extra.issuer)` is given twice (`token.issuer`, `token.extra.issuers`)",
+                    help: "give each issuer once")
+            }
+            extraIssuers.append(extra)
+        }
         introspectionURL = config.string("token.introspection.url")
         if let url = introspectionURL, let problem = KeySetSettings.problem(url: url, allowFile: false) {
             throw ConfigurationError(

@@ -31,6 +31,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var serviceClients: [String] = []
     /// Scopes or roles whose tokens are the back end's (`scope`, `scp` or `roles`).
     public var serviceScopes: [String] = []
+    /// Another issuer whose tokens are taken (staging beside production), with its own audience
+    /// and keys (from its discovery document).
+    public struct ExtraIssuer: Sendable, Equatable {
+        public var issuer: String
+        /// The value `aud` must be or include, if any.
+        public var audience: String?
+        public init(issuer: String, audience: String? = nil) {
+            self.issuer = issuer
+            self.audience = audience
+        }
+    }
+    /// The other issuers (`token.extra.issuers`).
+    public var extraIssuers: [ExtraIssuer] = []
     /// The introspection endpoint of opaque tokens (RFC 7662); nil: the discovery document's.
     public var introspectionURL: String?
     /// The server's client id and secret at the issuer, to introspect opaque tokens; both or

@@ -36,6 +36,9 @@ public struct TokenVerifier: Sendable {
     let keySet: KeySetSource?
     /// Asks the issuer about opaque tokens (RFC 7662), when configured.
     let introspector: TokenIntrospector?
+    /// The verifiers of other issuers (`token.extra.issuers`), by issuer: a token whose `iss`
+    /// is one of them is verified there, with that issuer's keys and audience.
+    let others: [String: TokenVerifier]
     private let rules: Rules
     private let decoder: JSONDecoder
     /// Most verified tokens remembered (about 0.7 KB each: 100,000 distinct users' tokens took
@@ -44,7 +47,10 @@ public struct TokenVerifier: Sendable {
     /// Tokens already verified, until they expire: a client sends the same token many times.
     private let verified = NIOLockedValueBox(BoundedCache<String, Claims>(limit: cacheLimit))
     /// Whether any key is configured; without one, every token is refused.
-    public var hasKeys: Bool { !staticKeys.withLockedValue(\.isEmpty) || keySet != nil }
+    public var hasKeys: Bool { !staticKeys.withLockedValue(\.isEmpty) || keySet != nil || !others.isEmpty }
+
+    /// Every issuer's key set: this verifier's, then the other issuers', for `/healthz`.
+    var keySets: [KeySetSource] { (keySet.map { [$0] } ?? []) + others.keys.sorted().compactMap { others[$0]?.keySet } }
 
     /// The keys of a secrets text and a PEM text. Each may hold several, for a rotation: the
     /// secrets one per line (each at least 32 bytes), the P-256 public keys one PEM block after
@@ -109,8 +115,9 @@ public struct TokenVerifier: Sendable {
     /// Creates a verifier from static keys and/or an issuer's key set, with `rules`.
     init(
         hs256Secret: String?, es256PublicKeyPEM: String?, rules: Rules, keySet: KeySetSource?,
-        introspection: IntrospectionSettings? = nil
+        introspection: IntrospectionSettings? = nil, others: [TokenVerifier] = []
     ) async throws(ConfigurationError) {
+        self.others = Dictionary(others.compactMap { v in v.rules.issuer.map { ($0, v) } }) { first, _ in first }
         self.staticKeys = NIOLockedValueBox(try await Self.makeStaticKeys(hs256Secret: hs256Secret, es256PublicKeyPEM: es256PublicKeyPEM))
         self.keySet = keySet
         self.rules = rules
@@ -128,6 +135,7 @@ public struct TokenVerifier: Sendable {
     public func verify(_ token: String, now: Date = Date()) async throws(Refusal) -> Claims {
         guard hasKeys else { throw Refusal("no token keys are configured", signatureMatched: false) }
         if let claims = cached(token, now: now) { return claims }
+        if let other = other(for: token) { return try await other.verify(token, now: now) }
         if let introspector, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) != 2 {
             // Not a JWT: an opaque token, which only its issuer can tell about.
             var claims = try await introspector.introspect(token, now: now)
@@ -146,6 +154,7 @@ public struct TokenVerifier: Sendable {
     /// Never cached: each use is checked, and a replay is the caller's to refuse.
     public func verifyIDToken(_ token: String, audiences: [String], now: Date = Date()) async throws(Refusal) -> IDTokenClaims {
         guard hasKeys else { throw Refusal("no token keys are configured", signatureMatched: false) }
+        if let other = other(for: token) { return try await other.verifyIDToken(token, audiences: audiences, now: now) }
         let payload = try await signedPayload(token)
         let claims: IDTokenClaims
         do {
@@ -165,6 +174,17 @@ public struct TokenVerifier: Sendable {
         if let use = claims.tokenUse, use != "id" { throw Refusal("its `token_use` is `\(use)`, not `id`") }
         guard claims.authTime != nil else { throw Refusal("it has no `auth_time`, so it does not say when the user logged in") }
         return claims
+    }
+
+    /// The verifier of another issuer when the token's unverified `iss` names one: only to pick
+    /// the keys, which then verify the signature; that verifier checks `iss` again.
+    private func other(for token: String) -> TokenVerifier? {
+        guard !others.isEmpty else { return nil }
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = CompactJWS.base64URL(parts[1]) else { return nil }
+        struct Issuer: Decodable { var iss: String? }
+        guard let iss = (try? JSONDecoder().decode(Issuer.self, from: payload))?.iss else { return nil }
+        return others[iss]
     }
 
     /// The payload of `token` once a configured key is found to have made its signature.
