@@ -14,7 +14,10 @@
 # session reads the row before writing it, so give it USERS / rate seconds to see them all),
 # BATCH (items per batch request, 100), BIN (a folder with release policyctl-serve and
 # echo-server; default: build them), TARGETS (the rows to measure beside echo, default
-# "stateless batch sqlite postgres"; "postgres" alone measures the PostgreSQL rows and pgbench).
+# "stateless batch sqlite rs256 postgres"; "postgres" alone measures the PostgreSQL rows and pgbench;
+# "rs256" runs a second SQLite server whose users' and back end's tokens are RS256 tokens of the
+# test OpenID Connect provider, keys by discovery; it needs a Python with joserfc,
+# SESSIONPOLICY_TEST_PYTHON, and is left out without one).
 # Without PG_URL the PostgreSQL rows are left out.
 # Needs wrk, python3 and, for PostgreSQL, psql and pgbench. Not a test: it prints figures.
 set -euo pipefail
@@ -29,7 +32,7 @@ SECRET=load-secret-0123456789abcdef0123456789
 SERVICE_SECRET=load-service-secret-0123456789abcdef0123
 . load/lib.sh
 SCRIPT_START=$(date +%s)
-TARGETS=${TARGETS:-stateless batch sqlite postgres}
+TARGETS=${TARGETS:-stateless batch sqlite rs256 postgres}
 export THREADS BATCH SCRIPT_START
 wants() { [[ " $TARGETS " == *" $1 "* ]]; }
 
@@ -56,6 +59,28 @@ serve() { # PORT STORAGE [OPTIONS...]
 PIDS+=($!)
 sleep 1
 serve 18191 "sqlite:$WORK/load.sqlite"
+# RS256: the same users and workload, tokens from the test provider (the back end's by its
+# client id, `--service-client`), keys by discovery alone.
+PY=${SESSIONPOLICY_TEST_PYTHON:-python3}
+if wants rs256 && ! "$PY" -c "import joserfc" 2>/dev/null; then
+  echo "no joserfc in $PY: the RS256 row is left out" >&2
+  TARGETS=${TARGETS/rs256/}
+fi
+if wants rs256; then
+  "$PY" Server/Tests/Provider/oidc_provider.py --port 0 --ignore-stdin >"$WORK/provider.out" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q listening "$WORK/provider.out" 2>/dev/null && break; sleep 0.1; done
+  ISSUER=$(sed -n 's/^listening on //p' "$WORK/provider.out")
+  python3 load/provider_tokens.py "$ISSUER" "$USERS" RS256 > "$WORK/rs256-tokens.txt"
+  RS256_SERVICE_TOKEN=$(curl -s -X POST "$ISSUER/control/mint" -H 'Content-Type: application/json' \
+    -d '{"alg": "RS256", "sub": "service-account-load-backend", "aud": "sessionpolicy", "azp": "load-backend", "exp_in": 86400}' \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+  SESSIONPOLICY_LOG_LEVEL=error "$BIN/policyctl-serve" --port 18195 --policies policies --storage "sqlite:$WORK/load-rs256.sqlite" \
+    --clock-max-delay 400d --token-issuer "$ISSUER" --token-audience sessionpolicy --service-client load-backend \
+    >"$WORK/serve-18195.log" 2>&1 &
+  PIDS+=($!)
+  wait_port 18195 healthz
+fi
 wants postgres || PG_URL=
 if [ -n "${PG_URL:-}" ]; then
   psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, decisions, schema_migrations, bench_sessions, bench_decisions" >/dev/null
@@ -101,6 +126,10 @@ WARMUP=${WARMUP:-3}
 if wants sqlite; then
   FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18191 >/dev/null 2>&1
 fi
+if wants rs256; then
+  FIRST=1 TOKENS=$WORK/rs256-tokens.txt SERVICE_TOKEN=$RS256_SERVICE_TOKEN MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" \
+    -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18195 >/dev/null 2>&1
+fi
 if [ -n "${PG_URL:-}" ]; then
   FIRST=1 TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1
   TOKENS=$WORK/tokens-a.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s load/workload.lua http://127.0.0.1:18192 >/dev/null 2>&1 &
@@ -118,6 +147,10 @@ for round in $(seq "$ROUNDS"); do
   if wants stateless; then TOKENS=$WORK/tokens.txt MODE=stateless measure stateless http://127.0.0.1:18191 -s load/workload.lua; fi
   if wants batch; then TOKENS=$WORK/tokens.txt MODE=batch measure batch http://127.0.0.1:18191 -s load/workload.lua; fi
   if wants sqlite; then TOKENS=$WORK/tokens.txt MODE=stateful measure stateful-sqlite http://127.0.0.1:18191 -s load/workload.lua; fi
+  if wants rs256; then
+    TOKENS=$WORK/rs256-tokens.txt SERVICE_TOKEN=$RS256_SERVICE_TOKEN MODE=stateful \
+      measure stateful-sqlite-rs256 http://127.0.0.1:18195 -s load/workload.lua
+  fi
   if [ -n "${PG_URL:-}" ]; then
     TOKENS=$WORK/tokens.txt MODE=stateful measure stateful-postgres http://127.0.0.1:18192 -s load/workload.lua
     # Two servers on one database, each with half the users, at once.
@@ -146,7 +179,8 @@ def runs(name):
     rows.sort(key=lambda r: float(r[0]))
     return rows[len(rows) // 2], sum(int(r[3]) for r in rows)
 names = [("echo", "echo (yardstick)", 1), ("stateless", "stateless evaluate", 1), ("batch", f"batch ({batch} items/request)", batch),
-         ("stateful-sqlite", "stateful, SQLite", 1), ("stateful-postgres", "stateful, PostgreSQL", 1),
+         ("stateful-sqlite", "stateful, SQLite", 1), ("stateful-sqlite-rs256", "stateful, SQLite, RS256 tokens", 1),
+         ("stateful-postgres", "stateful, PostgreSQL", 1),
          ("two-servers", "stateful, 2 servers, 1 PostgreSQL", 1), ("pgbench-log", "pgbench, UPDATE + decision INSERT", 1),
          ("stateful-postgres-nolog", "stateful, PostgreSQL, no decision log", 1), ("pgbench", "pgbench, the UPDATE alone", 1)]
 print(f"| {'what':36} | {'requests/s':>11} | {'decisions/s':>11} | {'p50':>8} | {'p99':>8} | {'failed':>6} |")
@@ -162,6 +196,8 @@ print()
 echo = rps["echo"]
 for key in ["stateless", "stateful-sqlite", "stateful-postgres", "two-servers"]:
     if key in rps: print(f"{key} / echo: {rps[key] / echo:.0%}")
+if "stateful-sqlite-rs256" in rps:
+    print(f"stateful RS256 / HS256: {rps['stateful-sqlite-rs256'] / rps['stateful-sqlite']:.0%} (target >= 90%)")
 if "pgbench" in rps:
     print(f"stateful PostgreSQL / pgbench of the same statements: {rps['stateful-postgres'] / rps['pgbench-log']:.0%} (target >= 80%)")
     print(f"2 servers / pgbench of the same statements: {rps['two-servers'] / rps['pgbench-log']:.0%}")

@@ -296,13 +296,17 @@ def control_mint(body):
     return {"token": mint_one(body, signing_key(body, body.get("alg", "RS256")))}
 
 def control_mint_batch(body):
-    """count tokens like /control/mint; random_kid puts an invented kid in each."""
+    """count tokens like /control/mint; random_kid puts an invented kid in each;
+    sub_prefix names the users PREFIX0 ... PREFIX<count-1> (load runs)."""
     count = int(body.get("count", 1))
     if not 0 <= count <= 100_000:
         raise BadRequest("count must be 0..100000")
     key, rand = signing_key(body, body.get("alg", "RS256")), body.get("random_kid")
-    return {"tokens": [mint_one(body, key, rand and "x-" + secrets.token_hex(8))
-                       for _ in range(count)]}
+    prefix = body.get("sub_prefix")
+    def one(i):
+        b = dict(body, sub=f"{prefix}{i}") if prefix is not None else body
+        return mint_one(b, key, rand and "x-" + secrets.token_hex(8))
+    return {"tokens": [one(i) for i in range(count)]}
 
 def control_rotate(body):
     """A new current key for type RSA, EC (crv P-256 or P-384) or OKP."""
