@@ -115,3 +115,18 @@ if "stateful-sqlite-rs256" in rps:
 if "stateful-postgres" in rps:
     print(f"stateful PostgreSQL / echo: {rps['stateful-postgres'] / echo:.0%}")
 PY
+
+# A key rotation under load: the provider rotates its RSA key; 1,000 users' tokens of the new
+# key (which the server has not fetched yet) are interleaved with the 1,000 of the old one. The
+# server fetches the key set again at the first unknown `kid` (at most once per
+# token.jwks.refetch.interval) and must answer every request 2xx.
+if [ -n "$RS256" ]; then
+  curl -s -X POST "$ISSUER/control/rotate" -H 'Content-Type: application/json' -d '{"type": "RSA"}' >/dev/null
+  PREFIX=rotated- python3 load/provider_tokens.py "$ISSUER" 1000 RS256 > "$WORK/rotated-tokens.txt"
+  paste -d'\n' "$WORK/rs256-tokens.txt" "$WORK/rotated-tokens.txt" > "$WORK/mixed-tokens.txt"
+  line=$(wrk_line "$(TOKENS=$WORK/mixed-tokens.txt wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
+    -s load/stateful.lua http://127.0.0.1:18093 2>>"$WORK/wrk-errors.log")")
+  read -r rps p50 p99 failed <<<"$line"
+  echo
+  echo "rotation under load (RS256, a key the server had not fetched, interleaved): $rps requests/s, p99 $p99, $failed failed (target 0)"
+fi
