@@ -102,18 +102,22 @@ final class KeySetSource: Sendable {
             error: s.lastError)
     }
 
-    /// Fetches once a token named a key id the set lacks, unless a fetch for that reason
-    /// happened within `refetchInterval`; whether it fetched.
-    func refetchForUnknownKid() async -> Bool {
+    /// A token named a key id the set lacks: fetches the set again, unless a fetch for that
+    /// reason began within `refetchInterval`; then joins that fetch if it is still under way.
+    /// The caller looks for the key again afterwards, whatever happened here: requests that
+    /// arrive while the new key is being fetched wait for it instead of being refused.
+    func refetchForUnknownKid() async {
         let now = ContinuousClock.now
-        let allowed = state.withLockedValue { s -> Bool in
-            if let last = s.lastKidFetch, now - last < settings.refetchInterval { return false }
+        let (allowed, underWay) = state.withLockedValue { s -> (Bool, Task<Void, Never>?) in
+            if let last = s.lastKidFetch, now - last < settings.refetchInterval { return (false, s.inFlight) }
             s.lastKidFetch = now
-            return true
+            return (true, nil)
         }
-        guard allowed else { return false }
-        await refresh()
-        return true
+        if allowed {
+            await refresh()
+        } else if let underWay {
+            await underWay.value
+        }
     }
 
     /// Fetches the key set now (joining a fetch under way).

@@ -195,7 +195,8 @@ public struct TokenVerifier: Sendable {
             candidates = try keys().candidates(alg: jws.header.alg, kid: jws.header.kid)
         } catch let refusal where TokenKeys.isUnknownKid(refusal) {
             // The issuer may have rotated its keys: fetch them again (rate-limited) and retry once.
-            guard let keySet, await keySet.refetchForUnknownKid() else { throw refusal }
+            guard let keySet else { throw refusal }
+            await keySet.refetchForUnknownKid()
             candidates = try keys().candidates(alg: jws.header.alg, kid: jws.header.kid)
         }
         guard candidates.contains(where: { (try? $0.verify(jws.signature, signs: jws.signingInput)) == true }) else {
