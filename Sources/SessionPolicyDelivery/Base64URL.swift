@@ -1,12 +1,13 @@
 /// Base64url without padding (RFC 4648 §5), as JSON Web Signatures write their segments. The
 /// decoder is strict (docs/envelope.md, step 2): only the 64 characters of the alphabet, no `=`,
 /// no length of 4n + 1, and the unused low bits of the last character zero, so every byte string
-/// has exactly one text.
-enum Base64URL {
+/// has exactly one text. Public for the server's token reader and `policyctl token`, which
+/// read and write the same segments.
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The text of `bytes`.
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var iterator = bytes.makeIterator()
@@ -22,7 +23,7 @@ enum Base64URL {
     }
 
     /// The bytes of `text`, or nil when it is not the one base64url text of some bytes.
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    public static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         if text.count % 4 == 1 { return nil }
         var out = [UInt8]()
         out.reserveCapacity(text.count * 3 / 4)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyYAML
 
 /// `policyctl token`: a development token the server accepts, to try it without an identity
@@ -68,7 +69,7 @@ struct Token: ParsableCommand {
             }
             let input = Self.signingInput(alg: "HS256", payload: payload)
             let mac = HMAC<Crypto.SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-            print(input + "." + Self.base64URL(Data(mac)))
+            print(input + "." + Base64URL.encode(Data(mac)))
         } else if let key {
             let pem = try Self.read(key)
             guard let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
@@ -76,18 +77,13 @@ struct Token: ParsableCommand {
             }
             let input = Self.signingInput(alg: "ES256", payload: payload)
             let signature = try privateKey.signature(for: Data(input.utf8))
-            print(input + "." + Self.base64URL(signature.rawRepresentation))
+            print(input + "." + Base64URL.encode(signature.rawRepresentation))
         }
     }
 
     /// `BASE64URL(header) "." BASE64URL(payload)` (RFC 7515 §5.1).
     static func signingInput(alg: String, payload: Data) -> String {
-        base64URL(Data(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8)) + "." + base64URL(payload)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(payload)
     }
 
     /// A small file's text, or exit 2 with the reason.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SessionPolicy
 
@@ -52,7 +51,7 @@ extension Server {
                 "its `auth_time` \(login) is more than \(configuration.idTokenMaxAge) before the server's clock (\(now))",
                 help: "report the login as it happens; the allowed age is `id.token.max.age`")
         }
-        let hash = SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        let hash = Secrets.hash(ticket: token)
         let expires = Timestamp(millisecondsSinceEpoch: Int64(claims.exp.value.timeIntervalSince1970 * 1000) + 60_000)
         let first: Bool
         do {

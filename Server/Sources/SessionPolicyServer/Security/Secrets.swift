@@ -22,7 +22,8 @@ enum Secrets {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// What the store keeps of a ticket: its SHA-256, so a copy of the database gives no ticket.
+    /// What the store keeps of a one-time credential (a ticket, a used ID token): its SHA-256,
+    /// so a copy of the database gives none of them.
     static func hash(ticket: String) -> String {
         SHA256.hash(data: Data(ticket.utf8)).map { String(format: "%02x", $0) }.joined()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SessionPolicyDelivery
 
 /// A token in JWS compact serialization (RFC 7515 §7.1), split and decoded but not verified:
 /// its protected header, the payload's bytes, the signing input and the signature.
@@ -30,7 +31,7 @@ struct CompactJWS: Sendable {
         }
         let header: Header
         do {
-            header = try JSONDecoder().decode(Header.self, from: headerBytes)
+            header = try Self.decoder.decode(Header.self, from: headerBytes)
         } catch {
             throw TokenRefusal("its header is not a JSON object with an `alg`", signatureMatched: false)
         }
@@ -45,21 +46,11 @@ struct CompactJWS: Sendable {
         self.signingInput = Data(token.utf8[parts[0].startIndex..<parts[1].endIndex])
     }
 
-    /// Decodes unpadded base64url (RFC 7515 §2); nil for any other character.
-    static func base64URL(_ bytes: Substring.UTF8View.SubSequence) -> Data? {
-        var text = String(decoding: bytes, as: UTF8.self)
-        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") })
-        else { return nil }
-        text = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
-        return Data(base64Encoded: text)
-    }
+    /// Unpadded base64url (RFC 7515 §2), the delivery module's strict decoder.
+    static func base64URL(_ bytes: Substring.UTF8View.SubSequence) -> Data? { Base64URL.decode(bytes).map { Data($0) } }
 
-    /// Encodes bytes as unpadded base64url.
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    /// Reads headers; one for all tokens (decoding does not change it).
+    private static let decoder = JSONDecoder()
 }
 
 /// Why a token was refused, in a sentence the 401, its `WWW-Authenticate` header (RFC 6750

@@ -74,8 +74,11 @@ final class KeySetSource: Sendable {
         return keys
     }
 
-    /// Whether the keys may be used now (fetched, and not past `maxStale`).
-    var isUsable: Bool { (try? keys()) != nil }
+    /// Whether the keys may be used now (fetched, and not past `maxStale`): one lock, no copy
+    /// (it runs for every request whose token is cached).
+    var isUsable: Bool {
+        state.withLockedValue { s in s.keys != nil && s.fetchedAt.map { ContinuousClock.now - $0 <= settings.maxStale } == true }
+    }
 
     /// What `/healthz` reports.
     struct Status: Encodable, Sendable {
