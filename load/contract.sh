@@ -51,7 +51,7 @@ run() { # NAME STORAGE PORT
     --signing-key spec/conformance/keys/a.key.pem \
     >".build-contract/serve-$1.log" 2>&1 &
   PIDS+=($!)
-  wait_port "$3" healthz
+  wait_port "$3" healthz ".build-contract/serve-$1.log"
   echo "== schemathesis against docs/openapi.yaml, $1"
   if ! CONTRACT_URL="http://127.0.0.1:$3" "$VENV/bin/schemathesis" --config-file load/contract.toml run docs/openapi.yaml \
       --url "http://127.0.0.1:$3" --max-examples "$MAX_EXAMPLES" --seed 1 --no-color --output-truncate false \
@@ -64,7 +64,7 @@ run() { # NAME STORAGE PORT
 }
 run sqlite "sqlite:$WORK/contract.sqlite" 18301
 if [ -n "${PG_URL:-}" ]; then
-  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, decisions, schema_migrations" >/dev/null
+  reset_pg "$PG_URL"
   run postgres "$PG_URL" 18302
 fi
 exit $failed

@@ -14,7 +14,17 @@ release_bin() {
   fi
 }
 
-wait_port() { for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/$2" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
+# wait_port PORT PATH [LOG]: waits up to 10 s for the server; if it never answers, shows the end
+# of its LOG (what it printed before it gave up) and stops the script.
+wait_port() {
+  for _ in $(seq 100); do curl -s "http://127.0.0.1:$1/$2" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  echo "port $1 did not open" >&2
+  if [ -n "${3:-}" ] && [ -f "$3" ]; then echo "-- the last lines of $3:" >&2; tail -n 20 "$3" >&2; fi
+  exit 1
+}
+
+# reset_pg URL: an empty database for a run (every table of the server's, whatever its version).
+reset_pg() { PGOPTIONS="-c client_min_messages=warning" psql "$1" -q -c "DROP SCHEMA public CASCADE; CREATE SCHEMA public" >/dev/null; }
 
 # wrk's output -> "requests/s p50 p99 failed" (failed: non-2xx answers and socket errors).
 wrk_line() {

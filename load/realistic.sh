@@ -83,7 +83,7 @@ if wants rs256; then
 fi
 wants postgres || PG_URL=
 if [ -n "${PG_URL:-}" ]; then
-  psql "$PG_URL" -q -c "DROP TABLE IF EXISTS sessions, device_sessions, tickets, decisions, schema_migrations, bench_sessions, bench_decisions" >/dev/null
+  reset_pg "$PG_URL"
   serve 18192 "$PG_URL"
   serve 18193 "$PG_URL"
   serve 18194 "$PG_URL" --decision-log-retention 0
