@@ -47,12 +47,14 @@ public struct CheckReport: Sendable {
     public var summary: String { "\(passed) passed, \(failed) failed" }
 
     /// Lever, guard and transition coverage of every policy by these results; `threshold`
-    /// applies to `thresholdUnit`.
+    /// applies to `thresholdUnit`; `reachable` and `unexplored` as `CoverageReport` takes them.
     public func coverage(
-        threshold: Double? = nil, thresholdUnit: CoverageUnit = .lever, reachable: [String: Set<Int>] = [:]
+        threshold: Double? = nil, thresholdUnit: CoverageUnit = .lever, reachable: [String: Set<Int>] = [:],
+        unexplored: Set<String> = []
     ) -> CoverageReport {
         CoverageReport(
-            results: results, policies: policies, threshold: threshold, thresholdUnit: thresholdUnit, reachable: reachable)
+            results: results, policies: policies, threshold: threshold, thresholdUnit: thresholdUnit, reachable: reachable,
+            unexplored: unexplored)
     }
 
     /// Whether `check` succeeds: no scenario failed and the coverage, if measured, reaches its threshold.

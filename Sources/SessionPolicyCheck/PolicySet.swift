@@ -12,6 +12,8 @@ public struct CheckInput: Sendable {
     public var diagnostics: [Diagnostic] = []
     /// File texts, for quoting lines in diagnostics.
     public var sources: [String: String] = [:]
+    /// Policy files (canonical paths) that did not load, so that they are reported once.
+    var refused: Set<String> = []
 
     /// Nothing loaded yet.
     package init() {}
@@ -30,15 +32,21 @@ public struct CheckInput: Sendable {
             parsed[path] = p
             return Self.kind(of: try? p.get().node)
         }
+        // Each file once, wherever it was reached (a folder given as both the policies and the
+        // scenarios is read once); files `check` does not run (a property file, a compiled
+        // machine, an evaluation input) are skipped with one warning each.
         var policyFiles: [String] = [], scenarioFiles: [String] = []
-        for path in policyPaths.flatMap(SourceFile.expand) {
-            if kind(path) == .scenarios { scenarioFiles.append(path) } else { policyFiles.append(path) }
+        var seen: Set<String> = []
+        for (paths, asPolicy) in [(policyPaths, true), (scenarioPaths, false)] {
+            for path in paths.flatMap(SourceFile.expand) where seen.insert(Self.canonical(path)).inserted {
+                switch kind(path) {
+                case .scenarios: scenarioFiles.append(path)
+                case .policy: policyFiles.append(path)
+                case .unknown: if asPolicy { policyFiles.append(path) } else { scenarioFiles.append(path) }
+                case let other: input.diagnostics.append(Self.skipped(path, other))
+                }
+            }
         }
-        for path in scenarioPaths.flatMap(SourceFile.expand) {
-            if kind(path) == .policy { policyFiles.append(path) } else { scenarioFiles.append(path) }
-        }
-        var seenScenarioFiles: Set<String> = []
-        scenarioFiles = scenarioFiles.filter { seenScenarioFiles.insert(Self.canonical($0)).inserted }
         for path in policyFiles { input.addPolicy(path, parsed: parsed[path]) }
         let single = input.policies.count == 1 ? input.policies.keys.first : nil
         var unknown = UnknownPolicies()
@@ -173,25 +181,49 @@ public struct CheckInput: Sendable {
         return out
     }
 
-    /// What a file holds, told by its top-level keys; `unknown` when it does not parse to a mapping.
-    enum FileKind { case policy, scenarios, unknown }
+    /// What a file holds, told by its top-level keys: a policy (`version:`), a scenario file
+    /// (`scenarios:`), a property file (`properties:`, for `verify`), a compiled machine or a
+    /// signed envelope (`format: sessionpolicy-...`), an evaluation input (`event:`, for `eval`
+    /// and `explain`); `unknown` when it is none of them or does not parse to a mapping.
+    enum FileKind: Equatable { case policy, scenarios, properties, machine, input, unknown }
 
     static func kind(of node: SyntaxNode??) -> FileKind {
         guard case let .mapping(pairs)? = node??.kind else { return .unknown }
         let keys = Set(pairs.compactMap(\.key.scalar))
         if keys.contains("scenarios") && !keys.contains("version") { return .scenarios }
         if keys.contains("version") && !keys.contains("scenarios") { return .policy }
+        if keys == ["properties"] { return .properties }
+        let format = pairs.first { $0.key.scalar == "format" }?.value.scalar
+        if let format, format.hasPrefix("sessionpolicy-") { return .machine }
+        if keys.contains("event") && keys.isSubset(of: ["event", "state"]) { return .input }
         return .unknown
+    }
+
+    /// The warning for a file `check` does not run, saying what it is and what takes it.
+    static func skipped(_ path: String, _ kind: FileKind) -> Diagnostic {
+        let (what, help): (String, String) =
+            switch kind {
+            case .properties: ("a property file", "`policyctl verify POLICY --property \(path)` checks it")
+            case .machine:
+                ("a compiled machine document or signed envelope", "an app loads it; `policyctl inspect` reads an envelope")
+            default: ("an evaluation input (`event:`)", "`policyctl eval POLICY \(path)` or `policyctl explain` takes it")
+            }
+        return .warning(
+            .skippedFile, "skipped `\(path)`: \(what), not a policy or scenario file", at: SourceLocation(file: path, line: 1, column: 1),
+            help: help)
     }
 
     static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
-    /// Loads one policy file; returns its name, or nil after recording diagnostics.
+    /// Loads one policy file; returns its name, or nil after recording diagnostics. A file is
+    /// loaded once: asked again (by several scenarios naming its path), it answers as the first
+    /// time, without repeating its diagnostics.
     @discardableResult
     mutating func addPolicy(_ path: String, parsed: SourceFile.Parsed? = nil) -> String? {
-        let key = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let key = Self.canonical(path)
+        if refused.contains(key) { return nil }
         if let existing = policies.values.first(where: {
             URL(fileURLWithPath: $0.path).standardizedFileURL.resolvingSymlinksInPath().path == key
         }) {
@@ -200,6 +232,7 @@ public struct CheckInput: Sendable {
         let parsed = parsed ?? SourceFile.parse(path)
         switch PolicyFile.load(path, parsed: parsed) {
         case let .failure(e):
+            refused.insert(key)
             diagnostics += e.diagnostics
             // A file that does not parse is quoted from a second, bounded read: only on failure.
             if let text = (try? parsed.get().text) ?? SourceFile.quotable(path) { sources[path] = text }
@@ -214,6 +247,7 @@ public struct CheckInput: Sendable {
                         .duplicatePolicyName, "policy name `\(name)` is used by two files",
                         at: SourceLocation(file: path, line: 1, column: 1),
                         notes: ["also used by \(other.path)"], help: "give each policy its own `name`"))
+                refused.insert(key)
                 return nil
             }
             policies[name] = loaded

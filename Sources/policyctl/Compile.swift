@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SessionPolicy
+import SessionPolicyVerify
 import SessionPolicyYAML
 
 struct Compile: ParsableCommand {
@@ -17,7 +18,11 @@ struct Compile: ParsableCommand {
             in (device compromised, another device or user, clock set back, an unexpected event, \
             a missing fact, server signals, logout) once, from `any state`. --full draws every \
             transition instead. --state, --event and --lever draw only part of the machine (together, \
-            what all of them keep).
+            what all of them keep). They draw only what can happen: verify's exploration finds the \
+            reachable transitions, and the dead ones (no sequence and timing of events takes them) \
+            are left out, with the states only they touch, and counted in the legend; --show-dead \
+            draws them grey and dotted instead. Where the exploration stops at its limit, every \
+            transition is drawn and the legend says so.
             Exit codes: 0 compiled; 2 invalid policy; 64 usage error.
             """)
 
@@ -46,9 +51,15 @@ struct Compile: ParsableCommand {
     @Flag(help: "Draw every transition as its own edge, not the summary (dot, mermaid).")
     var full = false
 
+    @Flag(help: "Also draw the transitions that cannot happen, grey and dotted (dot, mermaid).")
+    var showDead = false
+
     func validate() throws {
         if format == .text || format == .json || format == .machine {
-            let given = [("--state", state != nil), ("--event", event != nil), ("--lever", lever != nil), ("--full", full)]
+            let given = [
+                ("--state", state != nil), ("--event", event != nil), ("--lever", lever != nil), ("--full", full),
+                ("--show-dead", showDead),
+            ]
             if let (name, _) = given.first(where: \.1) {
                 throw ValidationError("`\(name)` applies to `--format dot` and `--format mermaid`, not `--format \(format.rawValue)`")
             }
@@ -84,9 +95,13 @@ struct Compile: ParsableCommand {
         case let .success(loaded):
             emit(loaded.warnings, sources: [policy: loaded.text], json: false)
             let machine = loaded.compiled.machine
-            let picture = PictureOptions(
+            var picture = PictureOptions(
                 state: state.flatMap(MachineState.init(rawValue:)), event: event.flatMap(EventKind.init(rawValue:)), lever: lever,
-                full: full)
+                full: full, showDead: showDead)
+            if format == .dot || format == .mermaid {
+                picture.live = Verifier.reachableTransitions(loaded.compiled)
+                picture.reachabilityUnknown = picture.live == nil
+            }
             switch format {
             case .text: print(machine.renderText(), terminator: "")
             case .json: print(machine.renderJSON(), terminator: "")

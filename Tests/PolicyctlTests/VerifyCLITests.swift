@@ -73,16 +73,22 @@ struct CoveringScenarioTests {
         #expect(coverage["covered"] as? Int == reachable, "regenerate with `\(Self.regenerate)`")
     }
 
-    @Test("check --reachable counts the reachable transitions: the covering scenarios reach 100%, the hand-written ones less")
+    @Test("check --coverage counts what can happen: the covering scenarios reach 100% of every unit, the hand-written ones less")
     func reachableCoverage() throws {
         let full = try CLI.run([
             "check", "policies/i360-salesforce.yaml", "examples/generated/i360-salesforce.yaml", "--threshold", "100",
-            "--threshold-unit", "reachable",
+            "--threshold-unit", "guard",
         ])
         #expect(full.status == 0, "\(full.stdout)\(full.stderr)")
-        #expect(full.stdout.contains("197 of 345 transitions (57.1%), 197 of 197 reachable transitions (100.0%)"), "\(full.stdout)")
-        #expect(full.stdout.contains("reachable transition coverage 100.0% (197 of 197 reachable transitions) meets the threshold of 100%"))
+        #expect(
+            full.stdout.contains(
+                "policy i360-salesforce: 11 of 11 levers exercised (100.0%), 32 of 32 guards taken (100.0%), 197 of 197 transitions (100.0%)\n"
+                    + "  dead, left out (no run of events takes them; `policyctl verify --dead` lists them): 148 transitions, 7 guards"),
+            "\(full.stdout)")
+        #expect(full.stdout.contains("guard coverage 100.0% (32 of 32 guards) meets the threshold of 100%"))
 
+        // `--reachable` and `--threshold-unit reachable`, from when reachability was optional,
+        // still work: the first implies --coverage, the second is `transition`.
         let partial = try CLI.run([
             "check", "policies/i360-salesforce.yaml", "examples/i360-salesforce.yaml", "--reachable", "--format", "json",
             "--threshold", "100", "--threshold-unit", "reachable",
@@ -90,14 +96,16 @@ struct CoveringScenarioTests {
         #expect(partial.status == 1, "\(partial.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(partial.stdout.utf8)) as? [String: Any])
         let coverage = try #require(json["coverage"] as? [String: Any])
+        #expect(coverage["threshold_unit"] as? String == "transition")
         let units = try #require(coverage["units"] as? [String: Any])
-        let reachable = try #require(units["reachable"] as? [String: Any])
-        #expect(reachable["total"] as? Int == 197)
-        let covered = try #require(reachable["covered"] as? Int)
+        let transitions = try #require(units["transition"] as? [String: Any])
+        #expect(transitions["total"] as? Int == 197)
+        let covered = try #require(transitions["covered"] as? Int)
         #expect(covered > 0 && covered < 197)
         #expect(coverage["below_threshold"] as? Bool == true)
         let policy = try #require((coverage["policies"] as? [[String: Any]])?.first)
         #expect((policy["reachable_transitions"] as? [Int])?.count == 197)
+        #expect((policy["dead_transitions"] as? [Int])?.count == 345 - 197)
     }
 
     @Test("--covering writes what is shipped (the smallest shipped policy, explored again)")

@@ -92,6 +92,9 @@ extension DiagnosticCode {
     public static let unknownBehaviour = DiagnosticCode("unknown-behaviour")
     /// A warning: a scenario with no expectation in any step, which passes whatever happens.
     public static let noExpectations = DiagnosticCode("no-expectations")
+    /// A warning: `check` skips a file it does not run (a property file, a compiled machine, an
+    /// evaluation input) found among its policies and scenarios.
+    public static let skippedFile = DiagnosticCode("skipped-file")
     public static let noScenarios = DiagnosticCode("no-scenarios")
     public static let noPolicies = DiagnosticCode("no-policies")
     // Lint warnings (`policyctl lint`): legal policies a security reviewer should look at.

@@ -12,8 +12,19 @@ extension MachinePicture {
         }
     }
 
+    /// The colour and dot attributes of what cannot happen (`PictureOptions.showDead`).
+    static let deadStyle = (color: "#9e9e9e", attributes: ", style=dotted")
+
+    /// The style of `edge`: its decision's, or grey and dotted when it cannot happen.
+    static func style(_ edge: Edge) -> (color: String, attributes: String) {
+        edge.dead ? deadStyle : style(edge.decision)
+    }
+
     /// The name of a decision in pictures.
     static func word(_ decision: Decision?) -> String { decision?.rawValue ?? "no decision" }
+
+    /// The first line of an edge's label: its decision, marked when it cannot happen.
+    static func word(_ edge: Edge) -> String { word(edge.decision) + (edge.dead ? " (cannot happen)" : "") }
 
     /// `line` broken after commas into pieces of at most `width` characters where it can be
     /// (a piece without a comma is not broken); pieces after the first are indented with two
@@ -40,19 +51,22 @@ extension MachinePicture {
     func arrowLabels(wrapped: Bool) -> [(edge: Edge, lines: [String])] {
         var out: [(edge: Edge, lines: [String])] = []
         for e in arrows {
-            let twin = out.first { $0.edge.to == e.to && $0.edge.decision == e.decision && $0.edge.lines == e.lines }
+            let twin = out.first {
+                $0.edge.to == e.to && $0.edge.decision == e.decision && $0.edge.dead == e.dead && $0.edge.lines == e.lines
+            }
             let body = wrapped ? e.lines.flatMap { Self.wrap($0) } : e.lines
-            out.append((e, [Self.word(e.decision)] + (body.count > 1 ? twin.map { ["as from \($0.edge.from.name)"] } ?? body : body)))
+            out.append((e, [Self.word(e)] + (body.count > 1 ? twin.map { ["as from \($0.edge.from.name)"] } ?? body : body)))
         }
         return out
     }
 
-    /// The lines written in a node for its loops: each ends with the loop's decision.
-    func stayLines(_ node: Node, wrapped: Bool) -> [(text: String, decision: Decision?)] {
+    /// The lines written in a node for its loops: each ends with the loop's decision (and
+    /// `(cannot happen)` for a dead loop), with the colour to write it in.
+    func stayLines(_ node: Node, wrapped: Bool) -> [(text: String, color: String)] {
         loops(at: node).flatMap { loop in
             loop.lines.flatMap { line in
-                let text = line + " / " + Self.word(loop.decision)
-                return (wrapped ? Self.wrap(text) : [text]).map { ($0, loop.decision) }
+                let text = line + " / " + Self.word(loop)
+                return (wrapped ? Self.wrap(text) : [text]).map { ($0, Self.style(loop).color) }
             }
         }
     }
@@ -70,12 +84,15 @@ extension MachinePicture {
         for n in nodes {
             let stays = stayLines(n, wrapped: true)
             var attributes = n == .any ? ["style=\"rounded,dashed\"", "color=\"#616161\""] : []
+            if deadNodes.contains(n) {
+                attributes = ["style=\"rounded,dotted\"", "color=\"\(Self.deadStyle.color)\"", "fontcolor=\"\(Self.deadStyle.color)\""]
+            }
             if !stays.isEmpty {
                 var label = "<table border=\"0\" cellborder=\"0\" cellspacing=\"0\" cellpadding=\"1\">"
                 label += "<tr><td>\(Self.html(n.name))</td></tr><hr/>"
-                for (text, decision) in stays {
+                for (text, color) in stays {
                     label +=
-                        "<tr><td align=\"left\"><font point-size=\"9\" color=\"\(Self.style(decision).color)\">\(Self.html(text))</font></td></tr>"
+                        "<tr><td align=\"left\"><font point-size=\"9\" color=\"\(color)\">\(Self.html(text))</font></td></tr>"
                 }
                 attributes.append("label=<\(label)</table>>")
             }
@@ -84,7 +101,7 @@ extension MachinePicture {
         // signed_out alone on top, where a session starts and where a wipe leads back to.
         if nodes.contains(.state(.signedOut)) { out += "  { rank=source; \"signed_out\"; }\n" }
         for (e, lines) in arrowLabels(wrapped: true) {
-            let (color, more) = Self.style(e.decision)
+            let (color, more) = Self.style(e)
             let label = lines.map { $0.replacingOccurrences(of: "\"", with: "\\\"") + "\\l" }.joined()
             out +=
                 "  \(quoted(e.from.name)) -> \(quoted(e.to.name)) [label=\"\(label)\", color=\"\(color)\", fontcolor=\"\(color)\"\(more)];\n"
@@ -106,7 +123,7 @@ extension MachinePicture {
             note.append("any state: the checks and answers alike in every state they apply in")
             if signedOutStays { note.append("(an idp_login from signed_out stays in signed_out)") }
         }
-        return note + ["every transition: policyctl compile --format dot --full"]
+        return note + deadNote + ["every transition: policyctl compile --format dot --full"]
     }
 
     /// `text` escaped for a Graphviz HTML label.
@@ -133,6 +150,15 @@ extension MachinePicture {
         }
         for (e, lines) in arrowLabels(wrapped: false) {
             out += "  \(id(e.from)) --> \(id(e.to)): \(lines.map(clean).joined(separator: "<br>"))\n"
+        }
+        if !deadNodes.isEmpty {
+            out += "  classDef dead stroke-dasharray: 3 3, color: \(Self.deadStyle.color), stroke: \(Self.deadStyle.color)\n"
+            for n in nodes where deadNodes.contains(n) { out += "  class \(id(n)) dead\n" }
+        }
+        if !deadNote.isEmpty, nodes.contains(.state(.signedOut)) {
+            out += "  note left of \(MachineState.signedOut.rawValue)\n"
+            for line in deadNote { out += "    \(clean(line))\n" }
+            out += "  end note\n"
         }
         return out
     }

@@ -10,23 +10,57 @@ package struct PictureOptions: Sendable, Hashable {
     package var lever: String?
     /// Every transition as its own edge, rather than the summary.
     package var full: Bool
+    /// The ids of the transitions that can happen (the reachable ones `policyctl verify` finds);
+    /// nil when not known, and every transition is drawn.
+    package var live: Set<Int>?
+    /// Draw the transitions that cannot happen too, grey and dotted, rather than leave them out.
+    package var showDead: Bool
+    /// Whether reachability was sought and is not known (the exploration stopped at its limit):
+    /// the legend says every transition is drawn.
+    package var reachabilityUnknown: Bool
 
-    package init(state: MachineState? = nil, event: EventKind? = nil, lever: String? = nil, full: Bool = false) {
+    package init(
+        state: MachineState? = nil, event: EventKind? = nil, lever: String? = nil, full: Bool = false, live: Set<Int>? = nil,
+        showDead: Bool = false, reachabilityUnknown: Bool = false
+    ) {
         self.state = state
         self.event = event
         self.lever = lever
         self.full = full
+        self.live = live
+        self.showDead = showDead
+        self.reachabilityUnknown = reachabilityUnknown
     }
 
     /// Whether the picture is of a part of the machine.
     package var isFocused: Bool { state != nil || event != nil || lever != nil }
 
-    /// Whether `t` of `machine` is in focus.
+    /// Whether `t` cannot happen: reachability is known and leaves it out.
+    func isDead(_ t: Transition) -> Bool { live.map { !$0.contains(t.id) } ?? false }
+
+    /// Whether `t` of `machine` is in focus and drawn (a dead one only with `showDead`).
     func keeps(_ t: Transition, in machine: StateMachine) -> Bool {
+        inFocus(t, in: machine) && (showDead || !isDead(t))
+    }
+
+    /// Whether `t` of `machine` is in focus, dead or not.
+    package func inFocus(_ t: Transition, in machine: StateMachine) -> Bool {
         if let state, t.from != state, machine.target(t) != state { return false }
         if let event, t.event != event { return false }
         if let lever, !t.source.levers.contains(lever) { return false }
         return true
+    }
+
+    /// The legend's lines about what cannot happen: how many transitions in focus are left out
+    /// or drawn grey, or that reachability is unknown.
+    func deadNote(_ machine: StateMachine) -> [String] {
+        if reachabilityUnknown { return ["reachability unknown (the exploration stopped): every transition drawn"] }
+        let dead = machine.transitions.count { inFocus($0, in: machine) && isDead($0) }
+        guard dead > 0 else { return [] }
+        let count = "\(dead) transition\(dead == 1 ? "" : "s") that cannot happen"
+        return showDead
+            ? ["grey, dotted: \(count) (policyctl verify --dead)"]
+            : ["\(count) left out (policyctl verify --dead; --show-dead draws them)"]
     }
 }
 
@@ -65,6 +99,8 @@ package struct MachinePicture: Sendable, Hashable {
         package var lines: [String]
         /// The ids of the transitions it stands for.
         package var transitions: [Int]
+        /// Whether none of them can happen (drawn only with `PictureOptions.showDead`).
+        package var dead: Bool
 
         /// Whether it stays in its state.
         package var isLoop: Bool { from == to }
@@ -78,6 +114,10 @@ package struct MachinePicture: Sendable, Hashable {
     /// Whether an edge to `awaiting_idp` from `any state` also stands for the `idp_login`
     /// answers that stay in `signed_out` (the state to come back to when already signed out).
     package var signedOutStays: Bool
+    /// The nodes only dead edges touch (drawn grey), with `PictureOptions.showDead`.
+    package var deadNodes: Set<Node>
+    /// The legend's lines about transitions that cannot happen (`PictureOptions.deadNote`).
+    package var deadNote: [String]
 
     /// The edges between two nodes: what is drawn as arrows.
     package var arrows: [Edge] { edges.filter { !$0.isLoop } }
@@ -102,22 +142,34 @@ package struct MachinePicture: Sendable, Hashable {
                 to = .state(machine.target(t))
             }
             if to == .any { to = from }
-            byKey[EdgeKey(from: from, to: to, decision: Self.rank(t.action.decision)), default: []].append(t)
+            let key = EdgeKey(from: from, to: to, decision: Self.rank(t.action.decision), dead: options.isDead(t))
+            byKey[key, default: []].append(t)
         }
         edges = byKey.keys.sorted().map { key in
             let ts = byKey[key]!
             return Edge(
-                from: key.from, to: key.to, decision: ts[0].action.decision, lines: Self.lines(ts, in: machine),
-                transitions: ts.map(\.id))
+                from: key.from, to: key.to, decision: ts[0].action.decision,
+                lines: Self.lines(ts, in: machine, counting: { options.isDead($0) == key.dead }), transitions: ts.map(\.id),
+                dead: key.dead)
         }
         var touched = Set(edges.flatMap { [$0.from, $0.to] })
+        let live = Set(edges.filter { !$0.dead }.flatMap { [$0.from, $0.to] })
         if options.isFocused {
             if let s = options.state { touched.insert(.state(s)) }
             nodes = touched.sorted()
+        } else if options.live != nil && !options.showDead {
+            // Only the states something can happen in, and signed_out, where every session starts.
+            nodes =
+                (touched.contains(.any) ? [.any] : [])
+                + MachineState.allCases.map(Node.state).filter {
+                    touched.contains($0) || $0 == .state(.signedOut)
+                }
         } else {
             nodes = (touched.contains(.any) ? [.any] : []) + MachineState.allCases.map(Node.state)
         }
-        signedOutStays = stays && edges.contains { $0.from == .any && $0.to == .state(.awaitingIdP) }
+        deadNodes = options.live == nil ? [] : Set(nodes.filter { !live.contains($0) && $0 != .state(.signedOut) })
+        deadNote = options.deadNote(machine)
+        signedOutStays = stays && edges.contains { $0.from == .any && $0.to == .state(.awaitingIdP) && !$0.dead }
     }
 
     struct EdgeKey: Hashable, Comparable {
@@ -125,9 +177,11 @@ package struct MachinePicture: Sendable, Hashable {
         var to: Node
         /// The decision's rank.
         var decision: Int
+        /// Whether its transitions cannot happen: they are drawn apart.
+        var dead: Bool
 
         static func < (a: Self, b: Self) -> Bool {
-            (a.from, a.to, a.decision) < (b.from, b.to, b.decision)
+            (a.from, a.to, a.dead ? 1 : 0, a.decision) < (b.from, b.to, b.dead ? 1 : 0, b.decision)
         }
     }
 
@@ -214,7 +268,9 @@ package struct MachinePicture: Sendable, Hashable {
     /// states (checks aside) or only the last one, `otherwise`. A login that switches the session
     /// and is then judged as from `signed_out` by a check or rule reads as one guard, `different
     /// user, then as from signed_out`: the checks themselves are drawn from `signed_out`.
-    static func lines(_ ts: [Transition], in m: StateMachine) -> [String] {
+    /// Only the transitions `counting` keeps are weighed when deciding whether an edge holds
+    /// every transition of an event (the live ones for a live edge, the dead ones for a dead one).
+    static func lines(_ ts: [Transition], in m: StateMachine, counting: (Transition) -> Bool = { _ in true }) -> [String] {
         var out: [String] = []
         var events: [EventKind: [Transition]] = [:]
         for t in ts {
@@ -230,7 +286,7 @@ package struct MachinePicture: Sendable, Hashable {
             guard let mine = events[e] else { continue }
             let ids = Set(mine.map(\.id))
             let whole = Set(mine.map(\.from)).allSatisfy { s in
-                m.transitions(from: s, on: e).allSatisfy { isCheck($0) || ids.contains($0.id) }
+                m.transitions(from: s, on: e).allSatisfy { isCheck($0) || ids.contains($0.id) || !counting($0) }
             }
             var guards: [String] = []
             var switches: [SessionSwitch] = []

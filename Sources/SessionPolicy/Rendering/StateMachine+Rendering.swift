@@ -41,8 +41,14 @@ extension StateMachine {
         var out = "digraph \"\(name)\" {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n"
         for s in states(drawnFor: kept, options) { out += "  \"\(s.rawValue)\";\n" }
         for t in kept {
-            let label = edgeLabel(t).replacingOccurrences(of: "\"", with: "\\\"")
-            out += "  \"\(t.from.rawValue)\" -> \"\(targetName(t))\" [label=\"\(label)\"];\n"
+            let dead = options.isDead(t)
+            let label = (edgeLabel(t) + (dead ? " (cannot happen)" : "")).replacingOccurrences(of: "\"", with: "\\\"")
+            let grey =
+                dead ? ", color=\"\(MachinePicture.deadStyle.color)\", fontcolor=\"\(MachinePicture.deadStyle.color)\", style=dotted" : ""
+            out += "  \"\(t.from.rawValue)\" -> \"\(targetName(t))\" [label=\"\(label)\"\(grey)];\n"
+        }
+        for (i, line) in options.deadNote(self).enumerated() {
+            out += "  note\(i) [shape=plaintext, fontsize=9, label=\"\(line)\"];\n"
         }
         return out + "}\n"
     }
@@ -53,14 +59,27 @@ extension StateMachine {
         var out = "---\ntitle: \(name)\n---\nstateDiagram-v2\n"
         if states(drawnFor: kept, options).contains(.signedOut) { out += "  [*] --> \(MachineState.signedOut.rawValue)\n" }
         for t in kept {
-            let label = edgeLabel(t).replacingOccurrences(of: ":", with: " ").replacingOccurrences(of: "#", with: "no. ")
+            let label = (edgeLabel(t) + (options.isDead(t) ? " (cannot happen)" : "")).replacingOccurrences(of: ":", with: " ")
+                .replacingOccurrences(of: "#", with: "no. ")
             out += "  \(t.from.rawValue) --> \(targetName(t)): \(label)\n"
+        }
+        let note = options.deadNote(self)
+        if !note.isEmpty, states(drawnFor: kept, options).contains(.signedOut) {
+            out += "  note left of \(MachineState.signedOut.rawValue)\n"
+            for line in note { out += "    \(line.replacingOccurrences(of: ";", with: ","))\n" }
+            out += "  end note\n"
         }
         return out
     }
 
-    /// Every state, or with a focus the states `kept` touches and the focused one.
+    /// Every state (when reachability is known and dead transitions are left out, those with a
+    /// transition drawn, and `signed_out`), or with a focus the states `kept` touches and the
+    /// focused one.
     func states(drawnFor kept: [Transition], _ options: PictureOptions) -> [MachineState] {
+        if !options.isFocused && options.live != nil && !options.showDead {
+            let touched = Set(kept.flatMap { [$0.from, target($0)] })
+            return MachineState.allCases.filter { touched.contains($0) || $0 == .signedOut }
+        }
         guard options.isFocused else { return MachineState.allCases }
         var touched = Set(kept.flatMap { [$0.from, target($0)] })
         if let s = options.state { touched.insert(s) }
