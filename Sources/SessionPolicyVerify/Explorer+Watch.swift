@@ -14,11 +14,18 @@ extension Explorer {
         /// The bounds of the steps that can match a pair, as cuts `age > θ` of their clocks.
         var cuts: [StateEvent: [(ElapsedClock, Int64)]] = [:]
 
-        /// A step can match only pairs of its events and `from` states.
-        init(_ properties: [UserProperty], _ declarations: [AttributeDeclaration]) {
+        /// A step can match only the pairs of its events and `from` states where some transition
+        /// gives one of its decisions and reasons: elsewhere what it says of attributes and times
+        /// is never asked, and cutting there would only split zones.
+        init(_ properties: [UserProperty], _ machine: StateMachine) {
+            let declarations = machine.attributes
             for m in properties.flatMap(\.steps) where m.attributes != nil || m.elapsed != nil {
                 for state in m.from.map(Array.init) ?? MachineState.allCases {
                     for kind in m.events.map(Array.init) ?? EventKind.allCases {
+                        let can = machine.transitions(from: state, on: kind).contains {
+                            (m.decisions?.contains($0.action.decision) ?? true) && (m.reasons?.contains($0.action.reason.rawValue) ?? true)
+                        }
+                        guard can else { continue }
                         let pair = StateEvent(state: state, kind: kind)
                         for a in m.attributes ?? [] {
                             guard let d = declarations.first(where: { $0.name.isExactly(a.name) }) else { continue }

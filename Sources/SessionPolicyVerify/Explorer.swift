@@ -174,7 +174,7 @@ final class Explorer {
         taken = Array(repeating: false, count: policy.machine.transitions.count)
         takingCount = Array(repeating: 0, count: policy.machine.transitions.count)
         self.properties = properties.map { $0.bound(to: policy.machine.attributes) }
-        let watch = Watch(properties, policy.machine.attributes)
+        let watch = Watch(properties, policy.machine)
         self.watch = watch
         self.other = other
         let machines = [policy.machine] + (other.map { [$0.machine] } ?? [])

@@ -146,7 +146,7 @@ extension PropertyLoader {
                         continue
                     }
                     for (v, at) in zip(a.values, a.valueLocations) where !d.type.accepts(v) {
-                        var help = "give a value of the type policy `\(name)` declares, or `absent`"
+                        var help = "write \(d.type.name) or `absent`: policy `\(name)` declares it so"
                         if case let .words(words) = d.type { help = Suggestion.publicHelp(for: v, in: words) }
                         out.append(
                             .error(.typeMismatch, "attribute `\(a.name)` cannot be `\(v)`: it is \(d.type.name)", at: at, help: help))

@@ -80,7 +80,7 @@ struct ExactPropertyTests {
     func violated(_ c: Case) throws {
         let policy = try Self.policy(c.mutated)
         let property = try #require(try Self.properties([c]).first)
-        let report = Verifier.verify(policy, stateLimit: 1_500, properties: [property])
+        let report = Verifier.verify(policy, stateLimit: 300, properties: [property])
         #expect(report.inconsistencies.isEmpty, "\(report.inconsistencies)")
         let r = try #require(report.properties.first { $0.id == c.id })
         #expect(r.status == .violated)
