@@ -300,7 +300,8 @@ extension Explorer {
     static func same(_ a: EngineClass, _ b: EngineClass) -> Bool {
         a.endings.count == b.endings.count
             && zip(a.endings, b.endings).allSatisfy {
-                $0.choices == $1.choices && alike($0, $1) && $0.decision == $1.decision && $0.reason == $1.reason && $0.examined == $1.examined
+                $0.choices == $1.choices && alike($0, $1) && $0.decision == $1.decision && $0.reason == $1.reason
+                    && $0.examined == $1.examined
             }
     }
 

@@ -65,7 +65,8 @@ struct VerifyCLITests {
         #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
         #expect(
             r.stderr.contains(
-                "Tests/Fixtures/properties/business.yaml:6:70: error[unknown-attribute]: attribute `account_tier` is not declared by policy `spendiq`"),
+                "Tests/Fixtures/properties/business.yaml:6:70: error[unknown-attribute]: attribute `account_tier` is not declared by policy `spendiq`"
+            ),
             "\(r.stderr)")
         #expect(r.stdout.isEmpty)
     }

@@ -34,7 +34,9 @@ struct ExactPropertyTests {
 
     /// Faults seeded in the policy's text, each what an edit of the policy could do.
     static let mutations: [String: (String, String)] = [
-        "business-window-2d": ("account_tier == business and elapsed.since_online > 1d", "account_tier == business and elapsed.since_online > 2d")
+        "business-window-2d": (
+            "account_tier == business and elapsed.since_online > 1d", "account_tier == business and elapsed.since_online > 2d"
+        )
     ]
 
     static func policy(_ mutation: String? = nil) throws -> CompiledPolicy {
