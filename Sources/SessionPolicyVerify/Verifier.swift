@@ -92,7 +92,9 @@ public enum Verifier {
     /// (`policyctl verify --covering`); a transition whose path verify cannot replay at concrete
     /// times is left out.
     ///
-    /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones.
+    /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones. Check
+    /// them against the policy first (`PropertyLoader.check`): here an attribute the policy does
+    /// not declare is simply never reported, so a step that names a value of it matches nothing.
     public static func verify(
         _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = [],
         selfCheck: Bool = false

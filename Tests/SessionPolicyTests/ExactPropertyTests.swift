@@ -118,6 +118,24 @@ struct ExactPropertyTests {
         #expect(versions == [nil, "2.4", "2.4.1", "2.3", "2.3.5.5"])
     }
 
+    static let files = [
+        "examples/properties/licences.yaml", "Tests/Fixtures/properties/business.yaml", "Tests/Fixtures/properties/business-at-a-day.yaml",
+    ]
+
+    @Test(
+        "a property file that names attributes and times loads, checks against its policy and validates against the schema",
+        arguments: files)
+    func shipped(_ file: String) throws {
+        let text = Fixtures.text(file)
+        let root = try #require(try YAMLSyntax.parse(text, file: file).get())
+        let (properties, diagnostics) = PropertyLoader.load(root, file: file)
+        #expect(diagnostics.isEmpty && !properties.isEmpty, "\(diagnostics)")
+        let policy = file.hasPrefix("examples") ? try Fixtures.policy("i360-marketsharp") : try Self.policy()
+        #expect(PropertyLoader.check(properties, against: policy).isEmpty)
+        let schema = try JSONSchema(contentsOfFile: Fixtures.path("schemas/property.schema.json"))
+        #expect(schema.validate(try #require(try JSONValue.yaml(text, file: file))).isEmpty)
+    }
+
     static let badFiles = Fixtures.files(in: "Tests/Fixtures/properties/bad-facts")
 
     @Test("a mistake in an attribute or a bound is located, with its hint", arguments: badFiles)
