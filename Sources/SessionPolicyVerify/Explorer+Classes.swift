@@ -49,6 +49,8 @@ extension Explorer {
         var choices: [EventChoice]
         /// In order of their first choice.
         var endings: [Ending]
+        /// The elapsed times the user properties bound, at the point the class was evaluated at.
+        var elapsed = ElapsedTimes()
     }
 
     /// The choices of an engine class that end alike for the engine and for the properties'
@@ -61,6 +63,8 @@ extension Explorer {
         var reason: Reason
         var next: SessionKey
         var network: Network?
+        /// The attributes user properties name, as the choices report them (canonical).
+        var attributes: [ExactName: ExactName]
         /// Whether the properties examine these choices' outcome (`allow`,
         /// `require_biometric`, or a clock set back where the clock check decided).
         var examined: Bool
@@ -149,7 +153,7 @@ extension Explorer {
     func classify(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ template: Template
     ) -> EngineClass? {
-        let (_, state, time) = point(session, piece, set)
+        let (ages, state, time) = point(session, piece, set)
         var endings: [Ending] = []
         for (f, fine) in template.fine.enumerated() {
             let choice = template.choices[Int(fine[0])]
@@ -158,20 +162,21 @@ extension Explorer {
             evaluations += 1
             guard verdict.transition == template.transitions[f] else { return nil }
             let b = ending(fine, verdict, key(next), choice, timing)
-            if let i = endings.firstIndex(where: { $0.transition == b.transition && $0.next == b.next && $0.network == b.network }) {
+            if let i = endings.firstIndex(where: { Self.alike($0, b) }) {
                 endings[i].choices = Self.merged(endings[i].choices, fine)
             } else {
                 endings.append(b)
             }
         }
-        return EngineClass(kind: kind, timing: timing, choices: template.choices, endings: endings)
+        return EngineClass(
+            kind: kind, timing: timing, choices: template.choices, endings: endings, elapsed: elapsedTimes(session, ages))
     }
 
     /// Every choice of facts evaluated at one point of the piece: the class, and its fine endings (`Template`).
     func classifyAll(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing
     ) -> (EngineClass, [(choices: [Int32], transition: Int)]) {
-        let (_, state, time) = point(session, piece, set)
+        let (ages, state, time) = point(session, piece, set)
         var late: (SessionState, Timestamp)?
         if other != nil {
             // A difference in the times a step records shows only where time has passed:
@@ -203,14 +208,14 @@ extension Explorer {
                 }
             }
             let b = ending([Int32(c)], verdict, key(next), choice, timing)
-            if let i = endings.firstIndex(where: { $0.transition == b.transition && $0.next == b.next && $0.network == b.network }) {
+            if let i = endings.firstIndex(where: { Self.alike($0, b) }) {
                 endings[i].choices.append(Int32(c))
             } else {
                 endings.append(b)
             }
             let establishes = b.transition >= 0 && machine.transitions[b.transition].action.effects.contains(.establish)
             let f = FineKey(
-                transition: b.transition, next: b.next, network: b.network,
+                transition: b.transition, next: b.next, network: b.network, attributes: b.attributes,
                 records: establishes ? .init(user: choice.user != .none, device: choice.device != .none, authMode: choice.authMode) : nil)
             if let i = fineKeys.firstIndex(of: f) {
                 fine[i].choices.append(Int32(c))
@@ -220,7 +225,8 @@ extension Explorer {
             }
         }
         if other != nil { differing[Int32(engineClasses.count)] = differ }
-        return (EngineClass(kind: kind, timing: timing, choices: list, endings: endings), fine)
+        let e = EngineClass(kind: kind, timing: timing, choices: list, endings: endings, elapsed: elapsedTimes(session, ages))
+        return (e, fine)
     }
 
     /// What makes a fine ending (`Template`).
@@ -228,6 +234,7 @@ extension Explorer {
         var transition: Int
         var next: SessionKey
         var network: Network?
+        var attributes: [ExactName: ExactName]
         /// For a transition that establishes a session: the facts it records.
         var records: Recorded?
 
@@ -251,7 +258,12 @@ extension Explorer {
         // The monitors of user properties see the network; the built-in properties do not.
         return Ending(
             choices: choices, transition: t, decision: verdict.decision, reason: verdict.reason, next: next,
-            network: properties.isEmpty ? nil : choice.network, examined: examined)
+            network: properties.isEmpty ? nil : choice.network, attributes: watchedAttributes(choice), examined: examined)
+    }
+
+    /// Whether two endings end alike for the engine and the user properties' monitors.
+    static func alike(_ a: Ending, _ b: Ending) -> Bool {
+        a.transition == b.transition && a.next == b.next && a.network == b.network && a.attributes == b.attributes
     }
 
     /// Two ascending lists merged into one.
@@ -288,8 +300,8 @@ extension Explorer {
     static func same(_ a: EngineClass, _ b: EngineClass) -> Bool {
         a.endings.count == b.endings.count
             && zip(a.endings, b.endings).allSatisfy {
-                $0.choices == $1.choices && $0.transition == $1.transition && $0.next == $1.next && $0.network == $1.network
-                    && $0.decision == $1.decision && $0.reason == $1.reason && $0.examined == $1.examined
+                $0.choices == $1.choices && alike($0, $1) && $0.decision == $1.decision && $0.reason == $1.reason
+                    && $0.examined == $1.examined
             }
     }
 
@@ -401,7 +413,7 @@ extension Explorer {
                 if !properties.isEmpty {
                     let seen = ObservedStep(
                         kind: e.kind, network: b.network, decision: b.decision, reason: b.reason, from: from.session.state,
-                        to: b.next.state)
+                        to: b.next.state, attributes: b.attributes, elapsed: e.elapsed)
                     for (j, p) in properties.enumerated() {
                         let (m, broken) = monitors[j].next(p, seen)
                         monitors[j] = m

@@ -77,7 +77,9 @@ extension Explorer {
     /// The facts varied for `kind` in `state`: those a guard of that pair reads, those a session
     /// is established from, and those the kind requires (each also absent, which the engine refuses).
     /// A fact no guard of the pair reads cannot change which transition decides.
-    static func eventChoices(_ machines: [StateMachine], _ state: MachineState, _ kind: EventKind) -> [EventChoice] {
+    ///
+    /// The attributes user properties name on the pair are varied too (`representatives`).
+    static func eventChoices(_ machines: [StateMachine], _ state: MachineState, _ kind: EventKind, watch: Watch) -> [EventChoice] {
         do {
             let m = machines[0]
             var reads: Set<String> = ["network"]
@@ -100,6 +102,16 @@ extension Explorer {
             let causes = values("cause", RefreshFailureCause.allCases)
             let unsynced: [Int?] = reads.contains("unsyncedItems") ? [nil, 0, 1] : [nil]
             let apps: [String?] = reads.contains("appID") ? [nil, m.trustedApps.first ?? "trusted.app", "untrusted.app"] : [nil]
+            for (name, named) in (watch.values[StateEvent(state: state, kind: kind)] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let type = watch.attributes[ExactName(name)] else { continue }
+                var rules: [Condition] = []
+                for machine in machines {
+                    for t in machine.transitions(from: state, on: kind) {
+                        for i in Self.rules(t.guard) { rules += Self.comparisons(machine.rules[i].condition, on: name) }
+                    }
+                }
+                attributes[name] = Self.representatives(attributes[name] ?? [nil], named: named, type: type, rules: rules)
+            }
             var attributeSets: [[String: String]] = [[:]]
             for (name, candidates) in attributes.sorted(by: { $0.key < $1.key }) {
                 attributeSets = attributeSets.flatMap { base in
@@ -148,6 +160,15 @@ extension Explorer {
             }
             var refused: Set<String> = []
             return list.filter { c in missing(c).map { refused.insert($0).inserted } ?? true }
+        }
+    }
+
+    /// The rules a guard tries, by index.
+    static func rules(_ g: Guard) -> [Int] {
+        switch g {
+        case let .rule(i), let .ruleFactMissing(i): return [i]
+        case let .switched(_, inner): return rules(inner)
+        default: return []
         }
     }
 

@@ -24,8 +24,11 @@ extension Explorer {
 
     /// The comparisons of an age with a constant that the guards of `kind` in the session's
     /// state make, as (clock, θ) for `age > θ`.
+    /// The user properties' bounds on elapsed times are cut too (`watchedAtoms`).
     func atoms(_ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {
-        Self.atoms(machine, k, kind) + (other.map { Self.atoms($0.machine, k, kind) } ?? [])
+        var out = Self.atoms(machine, k, kind) + (other.map { Self.atoms($0.machine, k, kind) } ?? [])
+        for a in watchedAtoms(k, kind) where !out.contains(where: { $0 == a }) { out.append(a) }
+        return out
     }
 
     static func atoms(_ machine: StateMachine, _ k: SessionKey, _ kind: EventKind) -> [(Zone.Clock, Int64)] {

@@ -131,8 +131,11 @@ final class Explorer {
     /// age fits (ages are at most a few times the largest constant, itself at most 36,600 days).
     static let now: Int64 = 100_000_000_000_000
 
-    /// The user's properties, checked by their monitors.
+    /// The user's properties, checked by their monitors (their attribute values bound to the policy's types).
     let properties: [UserProperty]
+
+    /// The attributes and elapsed times the user's properties watch (`Explorer+Watch.swift`).
+    let watch: Watch
 
     /// The first step that broke each user property, by index.
     var userViolations: [Int: Edge] = [:]
@@ -170,7 +173,9 @@ final class Explorer {
         self.selfCheck = selfCheck
         taken = Array(repeating: false, count: policy.machine.transitions.count)
         takingCount = Array(repeating: 0, count: policy.machine.transitions.count)
-        self.properties = properties
+        self.properties = properties.map { $0.bound(to: policy.machine.attributes) }
+        let watch = Watch(properties, policy.machine)
+        self.watch = watch
         self.other = other
         let machines = [policy.machine] + (other.map { [$0.machine] } ?? [])
         var limits: [Zone.Clock: Set<Int64>] = [:]
@@ -215,6 +220,14 @@ final class Explorer {
                 }
             }
         }
+        // And the user properties' bounds: each is a cut, on its clock or the last IdP login it falls back to.
+        for (_, cuts) in watch.cuts {
+            for (clock, theta) in cuts {
+                let own: Zone.Clock = clock == .sinceIdPLogin ? .lastIdPLogin : clock == .sinceOnline ? .lastOnline : .lastActivity
+                limits[own, default: []].insert(theta)
+                limits[.lastIdPLogin, default: []].insert(theta)
+            }
+        }
         var t = limits.mapValues { $0.filter { $0 >= 0 }.sorted() }
         t[.eventTime] = tolerances.sorted()
         bounds = Zone.Clock.allCases.map { c in c == .reference ? 0 : (t[c]?.max() ?? 0) + 1 }
@@ -230,7 +243,9 @@ final class Explorer {
         rollbackMatters = matters
         var choices: [MachineState: [EventKind: [EventChoice]]] = [:]
         for state in MachineState.allCases {
-            for kind in EventKind.allCases { choices[state, default: [:]][kind] = Self.eventChoices(machines, state, kind) }
+            for kind in EventKind.allCases {
+                choices[state, default: [:]][kind] = Self.eventChoices(machines, state, kind, watch: watch)
+            }
         }
         self.choices = choices
     }

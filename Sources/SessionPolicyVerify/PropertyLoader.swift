@@ -7,7 +7,8 @@ public enum PropertyLoader {
     package static let fileKeys = ["properties"]
     package static let propertyKeys = ["id", "says", "never", "always", "eventually", "requires", "responds", "after", "before", "until"]
     package static let patternKeys = ["never", "always", "eventually", "requires", "responds"]
-    package static let stepKeys = ["event", "decision", "reason", "network", "from", "to"]
+    package static let stepKeys = ["event", "decision", "reason", "network", "from", "to", "attributes", "elapsed"]
+    package static let elapsedKeys = ElapsedClock.allCases.map(\.rawValue)
     package static let precedenceKeys = ["when", "first"]
     package static let responseKeys = ["when", "then"]
 
@@ -174,6 +175,14 @@ public enum PropertyLoader {
             }
             m.reasons = set
         }
+        if let node = f["attributes"] {
+            m.attributes = attributes(node, f.path("attributes"), &r)
+            if m.attributes == nil { ok = false }
+        }
+        if let node = f["elapsed"] {
+            m.elapsed = elapsed(node, f.path("elapsed"), &r)
+            if m.elapsed == nil { ok = false }
+        }
         return ok ? m : nil
     }
 
@@ -187,6 +196,11 @@ public enum PropertyLoader {
             if let n = m.networks { parts.append(n.sorted().joined(separator: " or ")) }
             if let f = m.from { parts.append("from " + f.map(\.rawValue).sorted().joined(separator: " or ")) }
             if let t = m.to { parts.append("to " + t.map(\.rawValue).sorted().joined(separator: " or ")) }
+            for a in m.attributes ?? [] {
+                let values = a.values + (a.absent ? ["absent"] : [])
+                parts.append("with \(a.name) " + values.joined(separator: " or "))
+            }
+            if let e = m.elapsed { parts.append(e.map(\.text).joined(separator: " and ")) }
             return "a step " + parts.joined(separator: ", ")
         }
         var text: String

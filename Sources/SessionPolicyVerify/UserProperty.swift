@@ -55,6 +55,10 @@ public struct StepMatch: Sendable, Hashable {
     public var from: Set<MachineState>?
     /// The state after the step.
     public var to: Set<MachineState>?
+    /// The attributes the event reports (`attributes:`): each named one must be one of its values.
+    public var attributes: [AttributeMatch]?
+    /// Bounds on the times elapsed since the session's recorded times (`elapsed:`): all must hold.
+    public var elapsed: [ElapsedBound]?
 
     public init() {}
 
@@ -66,8 +70,118 @@ public struct StepMatch: Sendable, Hashable {
         if let n = networks, !n.contains(s.network.map(\.rawValue) ?? "unknown") { return false }
         if let f = from, !f.contains(s.from) { return false }
         if let t = to, !t.contains(s.to) { return false }
+        if let list = attributes {
+            for a in list where !a.matches(s.attributes[ExactName(a.name)]) { return false }
+        }
+        if let bounds = elapsed {
+            for b in bounds {
+                guard let age = s.elapsed[b.clock], b.holds(age) else { return false }
+            }
+        }
         return true
     }
+}
+
+/// What a step description says of one attribute (`attributes: { tier: [business, absent] }`):
+/// the values it matches, and whether an event that does not report it matches.
+public struct AttributeMatch: Sendable, Hashable {
+    /// The declared attribute's name, as written.
+    public var name: String
+    /// The values, as written.
+    public var values: [String]
+    /// Whether `absent` (unquoted) is among them: the event does not report the attribute.
+    public var absent: Bool
+    /// The values as the policy's declared type compares them (integers, durations and versions by
+    /// value, the rest scalar by scalar), once bound to a policy (`bound(to:)`).
+    var canonical: Set<ExactName>?
+    /// Where the name and each value are written.
+    var location: SourceLocation?
+    var valueLocations: [SourceLocation] = []
+
+    /// Whether an event reporting `value` (canonical; nil: not reported) matches.
+    func matches(_ value: ExactName?) -> Bool {
+        guard let value else { return absent }
+        if let canonical { return canonical.contains(value) }
+        return values.containsExactly(value.text)
+    }
+}
+
+/// The time elapsed since one of the session's recorded times, as the rules' `elapsed.*` facts
+/// measure it: from the engine's `now` (the event's time, never before the highest time seen).
+public enum ElapsedClock: String, Sendable, Hashable, CaseIterable {
+    /// Since the last IdP login (or adopted device session).
+    case sinceIdPLogin = "since_idp_login"
+    /// Since the last online validation, or the last IdP login when none was recorded.
+    case sinceOnline = "since_online"
+    /// Since the last activity, or the last IdP login when none was recorded.
+    case sinceActivity = "since_activity"
+}
+
+/// One bound on an elapsed time (`since_online: "> 1d"`). A session that records no time for
+/// the clock (no session) satisfies no bound.
+public struct ElapsedBound: Sendable, Hashable {
+    /// How the elapsed time compares with the limit.
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+    }
+    public var clock: ElapsedClock
+    public var comparison: Comparison
+    public var limit: TimeSpan
+
+    /// A bound `clock comparison limit`.
+    public init(_ clock: ElapsedClock, _ comparison: Comparison, _ limit: TimeSpan) {
+        self.clock = clock
+        self.comparison = comparison
+        self.limit = limit
+    }
+
+    /// The bound as the cut verify makes, `age > θ` (milliseconds), and whether the bound is
+    /// that side of it (`>`, `>=`) or the other (`<`, `<=`).
+    var cut: (theta: Int64, above: Bool) {
+        let ms = limit.seconds * 1000
+        switch comparison {
+        case .greater: return (ms, true)
+        case .greaterOrEqual: return (ms - 1, true)
+        case .less: return (ms - 1, false)
+        case .lessOrEqual: return (ms, false)
+        }
+    }
+
+    /// Whether an elapsed time of `age` milliseconds satisfies the bound.
+    func holds(_ age: Int64) -> Bool { (age > cut.theta) == cut.above }
+
+    /// `since_online > 1d`.
+    var text: String { "\(clock.rawValue) \(comparison.rawValue) \(limit)" }
+}
+
+/// The elapsed times a step sees, in milliseconds, by clock; nil where the session records none.
+struct ElapsedTimes: Hashable {
+    var sinceIdPLogin: Int64?
+    var sinceOnline: Int64?
+    var sinceActivity: Int64?
+
+    subscript(_ c: ElapsedClock) -> Int64? {
+        switch c {
+        case .sinceIdPLogin: sinceIdPLogin
+        case .sinceOnline: sinceOnline
+        case .sinceActivity: sinceActivity
+        }
+    }
+
+    /// The times as the engine measures them for an event at `time` after `state`.
+    init(_ state: SessionState, at time: Timestamp) {
+        let recorded = [state.highestTime, state.lastIdPLogin, state.lastOnline, state.lastActivity].compactMap { $0 }
+        let now = max(time.millisecondsSinceEpoch, recorded.map(\.millisecondsSinceEpoch).max() ?? .min)
+        func since(_ t: Timestamp?) -> Int64? { t.map { now - $0.millisecondsSinceEpoch } }
+        sinceIdPLogin = since(state.lastIdPLogin)
+        sinceOnline = since(state.lastOnline ?? state.lastIdPLogin)
+        sinceActivity = since(state.lastActivity ?? state.lastIdPLogin)
+    }
+
+    init() {}
 }
 
 /// What a property can see of one step.
@@ -78,6 +192,9 @@ struct ObservedStep {
     var reason: Reason
     var from: MachineState
     var to: MachineState
+    /// The values of the attributes the properties name, canonical (`AttributeMatch.canonical`).
+    var attributes: [ExactName: ExactName] = [:]
+    var elapsed = ElapsedTimes()
 }
 
 /// The state of one property's monitor along a run: whether its scope is open, and the flags

@@ -92,7 +92,9 @@ public enum Verifier {
     /// (`policyctl verify --covering`); a transition whose path verify cannot replay at concrete
     /// times is left out.
     ///
-    /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones.
+    /// `properties` are the user's (`PropertyLoader`), checked after the built-in ones. Check
+    /// them against the policy first (`PropertyLoader.check`): here an attribute the policy does
+    /// not declare is simply never reported, so a step that names a value of it matches nothing.
     public static func verify(
         _ policy: CompiledPolicy, stateLimit: Int = 100_000, covering: Bool = false, properties: [UserProperty] = [],
         selfCheck: Bool = false
@@ -127,6 +129,7 @@ public enum Verifier {
             }
             results.append(r)
         }
+        var inconsistencies = explorer.inconsistencies
         for (j, p) in properties.enumerated() {
             var r = PropertyResult(
                 id: p.id, sentence: p.sentence, lever: "user property" + (p.location.map { " (\($0))" } ?? ""),
@@ -137,6 +140,10 @@ public enum Verifier {
                 // The scenario's last step expects another decision than the engine's, so `check` fails there.
                 c.expected = c.steps.last?.decision == .wipe ? .idpLogin : .wipe
                 r.counterexample = c
+                // The run, observed at its concrete times and attributes, must break the property where verify says.
+                if c.concrete && !breaksAtLast(explorer.properties[j], c.steps, policy) {
+                    inconsistencies.append("`\(p.id)`: the counterexample does not break the property when replayed")
+                }
             }
             results.append(r)
         }
@@ -153,7 +160,7 @@ public enum Verifier {
         return VerificationReport(
             policy: m.name, states: explorer.explored, steps: explorer.steps, exhaustive: exhaustive,
             properties: results, deadTransitions: dead, transitions: m.transitions.count,
-            inconsistencies: Array(Set(explorer.inconsistencies)).sorted(),
+            inconsistencies: Array(Set(inconsistencies)).sorted(),
             covering: covering && exhaustive ? coveringRuns(explorer) : [])
     }
 
@@ -273,6 +280,31 @@ public enum Verifier {
         let shift = times.first.map { (ages[$0.0] ?? 0) - (h - $0.1) } ?? 0
         let now = e.timing == .forward ? h + shift : h
         return Timestamp(millisecondsSinceEpoch: now - (ages[.eventTime] ?? 0))
+    }
+
+    /// Whether the run `steps` from `signed_out` breaks `p` at its last step and not before, each
+    /// step observed as the engine decides it, with the event's own attributes and the elapsed
+    /// times of its concrete session.
+    static func breaksAtLast(_ p: UserProperty, _ steps: [Counterexample.Step], _ policy: CompiledPolicy) -> Bool {
+        var types: [ExactName: AttributeType] = [:]
+        for a in policy.machine.attributes { types[ExactName(a.name)] = types[ExactName(a.name)] ?? a.type }
+        var state = SessionState.signedOut
+        var monitor = Monitor.initial(p)
+        for (i, s) in steps.enumerated() {
+            let outcome = policy.evaluate(state, s.event)
+            if outcome.transition >= 0 {
+                var attributes: [ExactName: ExactName] = [:]
+                for (k, v) in s.event.attributes { attributes[ExactName(k)] = PropertyLoader.canonical(v, types[ExactName(k)]) }
+                let seen = ObservedStep(
+                    kind: s.event.kind, network: s.event.network, decision: outcome.decision, reason: outcome.reason, from: state.state,
+                    to: outcome.state.state, attributes: attributes, elapsed: ElapsedTimes(state, at: s.event.time))
+                let (next, broken) = monitor.next(p, seen)
+                if broken { return i == steps.count - 1 }
+                monitor = next
+            }
+            state = outcome.state
+        }
+        return false
     }
 
     /// Where counterexample runs start: 2026-01-01T00:00:00Z.

@@ -52,7 +52,7 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let (loaded, _) = try PolicyFile.loadAll(policies, json: format == .json)
-        let properties = try loadProperties()
+        let properties = try loadProperties(for: loaded.map(\.compiled))
         var reports: [(VerificationReport, Double, String)] = []
         for l in loaded {
             let started = DispatchTime.now().uptimeNanoseconds
@@ -97,8 +97,9 @@ struct Verify: ParsableCommand {
         if !reports.allSatisfy({ $0.0.holds }) { throw Exit.failures }
     }
 
-    /// The properties of every `--property` file; their diagnostics, exit 2 on an error.
-    func loadProperties() throws -> [UserProperty] {
+    /// The properties of every `--property` file, checked against the attributes each policy
+    /// declares; their diagnostics, exit 2 on an error.
+    func loadProperties(for policies: [CompiledPolicy]) throws -> [UserProperty] {
         var out: [UserProperty] = []
         var problems: [Diagnostic] = []
         var sources: [String: String] = [:]
@@ -120,6 +121,9 @@ struct Verify: ParsableCommand {
                 .error(
                     .duplicateValue, "two property files have a property `\(p.id)`", at: p.location,
                     help: "give each property its own id"))
+        }
+        if !problems.hasErrors {
+            for policy in policies { problems += PropertyLoader.check(out, against: policy) }
         }
         if !problems.isEmpty { emit(problems, sources: sources, json: format == .json) }
         if problems.hasErrors { throw Exit.invalidInput }

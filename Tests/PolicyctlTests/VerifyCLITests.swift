@@ -34,6 +34,43 @@ struct VerifyCLITests {
         #expect(r.stdout.isEmpty)
     }
 
+    @Test("a property over attributes and elapsed times: its counterexample carries them, and check fails at its last step")
+    func attributeCounterexample() throws {
+        let dir = try Fixtures.temporaryDirectory("verify-facts")
+        let policy = "Tests/Fixtures/properties/policies/business-bank.yaml"
+        let r = try CLI.run([
+            "verify", policy, "--property", "Tests/Fixtures/properties/business-at-a-day.yaml", "--state-limit", "300",
+            "--counterexamples", dir.path,
+        ])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("violated business-at-a-day"), "\(r.stdout)")
+        #expect(!r.stdout.contains("internal:"), "\(r.stdout)")
+        let file = dir.appendingPathComponent("business-bank-business-at-a-day.yaml").path
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains("account_tier: \"business\""), "\(text)")
+        // The launch comes exactly one day after the login, the last online validation.
+        #expect(text.contains("at: 2026-01-01T00:00:00Z") && text.contains("at: 2026-01-02T00:00:00Z"), "\(text)")
+        let check = try CLI.run(["check", file])
+        #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("step 2 (launch"), "\(check.stdout)")
+        #expect(check.stdout.contains("decision: expected `wipe`, got `allow`"), "\(check.stdout)")
+        // The bank's own property holds: a business launch past a day is sent to the IdP.
+        let proved = try CLI.run(["verify", policy, "--property", "Tests/Fixtures/properties/business.yaml"])
+        #expect(proved.status == 0, "\(proved.stdout)\(proved.stderr)")
+    }
+
+    @Test("a property naming an attribute a policy does not declare is located, and exits 2 before anything is explored")
+    func undeclaredAttribute() throws {
+        let r = try CLI.run(["verify", "policies/spendiq.yaml", "--property", "Tests/Fixtures/properties/business.yaml"])
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "Tests/Fixtures/properties/business.yaml:6:70: error[unknown-attribute]: attribute `account_tier` is not declared by policy `spendiq`"
+            ),
+            "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test("an exploration stopped at its state limit proves nothing, says so, and exits 1")
     func stateLimit() throws {
         let r = try CLI.run(["verify", "policies/i360-salesforce.yaml", "--state-limit", "50"])

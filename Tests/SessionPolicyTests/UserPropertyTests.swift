@@ -150,6 +150,9 @@ struct UserPropertyTests {
         #expect(Set((schema["properties"] as? [String: Any] ?? [:]).keys) == Set(PropertyLoader.fileKeys))
         #expect(keys("property") == Set(PropertyLoader.propertyKeys))
         #expect(keys("step") == Set(PropertyLoader.stepKeys))
+        let step = (definitions["step"] as? [String: Any])?["properties"] as? [String: Any]
+        let elapsed = (step?["elapsed"] as? [String: Any])?["properties"] as? [String: Any]
+        #expect(Set(elapsed?.keys ?? [:].keys) == Set(PropertyLoader.elapsedKeys))
         #expect(keys("requires") == Set(PropertyLoader.precedenceKeys))
         #expect(keys("responds") == Set(PropertyLoader.responseKeys))
     }
