@@ -11,12 +11,17 @@ extension MachinePictureTests {
     /// whose sessions can never be read-only.
     static let deadCases = names.map { "policies/\($0).yaml" } + ["Tests/Fixtures/render/biometric-only.yaml"]
 
+    /// Each case's policy and reachable transitions, explored once for every test here (an
+    /// exploration takes seconds in a debug build).
+    static let explored: [String: (CompiledPolicy, Set<Int>?)] = Dictionary(
+        uniqueKeysWithValues: deadCases.compactMap { path in
+            guard case let .success(loaded) = PolicyFile.load(Fixtures.path(path)) else { return nil }
+            return (path, (loaded.compiled, Verifier.reachableTransitions(loaded.compiled)))
+        })
+
     static func load(_ path: String) throws -> (CompiledPolicy, Set<Int>) {
-        guard case let .success(loaded) = PolicyFile.load(Fixtures.path(path)) else {
-            throw FixtureError("\(path) does not load")
-        }
-        let live = try #require(Verifier.reachableTransitions(loaded.compiled), "\(path): reachability unknown")
-        return (loaded.compiled, live)
+        let (policy, live) = try #require(explored[path], "\(path) does not load")
+        return (policy, try #require(live, "\(path): reachability unknown"))
     }
 
     @Test("by default a picture draws no transition verify finds dead, and every one it finds live", arguments: deadCases)
@@ -73,10 +78,4 @@ extension MachinePictureTests {
         let shown = MachinePicture(machine, options: PictureOptions(live: live, showDead: true))
         #expect(shown.deadNodes == [.state(.readOnly)])
     }
-}
-
-/// A fixture that does not load.
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
