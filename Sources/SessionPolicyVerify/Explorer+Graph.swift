@@ -144,7 +144,7 @@ extension Explorer {
                             let edge = Edge(
                                 from: i, choice: x.choice, timing: timing, piece: piece, transition: x.old.transition,
                                 decision: x.old.decision, reason: x.old.reason)
-                            divergences.append(Divergence(edge: edge, old: x.old, new: x.new))
+                            divergences.append(Divergence(edge: edge, old: x.old, new: x.new, before: x.before, event: x.event))
                         }
                     }
                     if branches.contains(where: { !$0.examined.isEmpty }) {
