@@ -133,7 +133,8 @@ public enum Differ {
             ("highest time", \.highestTime),
         ]
         for (name, path) in times {
-            session(name, time(s[keyPath: path], was: before[keyPath: path], event), time(t[keyPath: path], was: before[keyPath: path], event))
+            session(
+                name, time(s[keyPath: path], was: before[keyPath: path], event), time(t[keyPath: path], was: before[keyPath: path], event))
         }
         session("read-only", "\(s.readOnly)", "\(t.readOnly)")
         session("biometric lock", "\(s.biometricLocked)", "\(t.biometricLocked)")

@@ -190,7 +190,7 @@ extension Explorer {
         var fine: [(choices: [Int32], transition: Int, other: Int)] = []
         var fineKeys: [FineKey] = []
         var differ: [Difference] = []
-        var differKinds: Set<[Int]> = []
+        var differKinds: Set<Int> = []
         for (c, choice) in list.enumerated() {
             let e = event(choice, at: time, for: state)
             var next = state
@@ -202,8 +202,8 @@ extension Explorer {
                 let v = other.evaluate(&otherNext, e)
                 evaluations += 1
                 otherTransition = v.transition
-                let pair = [verdict.transition, v.transition]
-                if let late, mayDiffer(pair), !differKinds.contains(pair),
+                let pair = pairKey(verdict.transition, v.transition)
+                if let late, mayDiffer(verdict.transition, v.transition), !differKinds.contains(pair),
                     let d = difference(choice, early: (state, time), late: late, known: (verdict, next, v, otherNext))
                 {
                     differKinds.insert(pair)

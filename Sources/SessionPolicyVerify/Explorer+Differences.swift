@@ -5,15 +5,17 @@ import SessionPolicy
 // any event (the outcome is the action applied to them), so only the other pairs are compared,
 // and each only until its first difference: a kind of difference is reported once.
 extension Explorer {
+    /// A pair of transitions (this version's, the other's; -1 for a refused event) as one number.
+    func pairKey(_ a: Int, _ b: Int) -> Int { (a + 1) << 32 | (b + 1) }
+
     /// Whether the pair (this version's transition, the other's) can decide a step otherwise:
     /// its actions are not alike, and no difference of this kind was found yet.
-    func mayDiffer(_ pair: [Int]) -> Bool {
-        guard let other, !divergenceKinds.contains(pair) else { return false }
-        let count = other.machine.transitions.count + 1
-        let key = (pair[0] + 1) * count + pair[1] + 1
+    func mayDiffer(_ a: Int, _ b: Int) -> Bool {
+        let key = pairKey(a, b)
+        guard let other, !divergenceKinds.contains(key) else { return false }
         if let known = actionsAlike[key] { return !known }
         let alike: Bool
-        switch (pair[0], pair[1]) {
+        switch (a, b) {
         case (-1, -1):
             // Refused before any guard: the message names the attribute the version does not declare.
             alike = machine.attributes == other.machine.attributes
@@ -63,11 +65,12 @@ extension Explorer {
     func differences(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ template: Template
     ) -> [Difference] {
-        var pairs: [[Int]] = []
+        var pairs: [Int] = []
         var choicesOf: [[Int32]] = []
         for (f, fine) in template.fine.enumerated() {
-            let pair = [template.transitions[f], template.otherTransitions[f]]
-            guard mayDiffer(pair) else { continue }
+            let (a, b) = (template.transitions[f], template.otherTransitions[f])
+            guard mayDiffer(a, b) else { continue }
+            let pair = pairKey(a, b)
             if let i = pairs.firstIndex(of: pair) {
                 choicesOf[i] = Self.merged(choicesOf[i], fine)
             } else {

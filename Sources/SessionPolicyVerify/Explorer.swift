@@ -145,10 +145,10 @@ final class Explorer {
     /// The first step of each kind of difference (by the two transitions that decided).
     var divergences: [Divergence] = []
 
-    var divergenceKinds: Set<[Int]> = []
+    /// The kinds of difference found, by `pairKey`.
+    var divergenceKinds: Set<Int> = []
 
-    /// Whether the actions of a pair of transitions (this version's, the other's) are alike, by
-    /// `(this + 1) * (the other's count + 1) + other + 1` (`mayDiffer`).
+    /// Whether the actions of a pair of transitions (this version's, the other's) are alike, by `pairKey` (`mayDiffer`).
     var actionsAlike: [Int: Bool] = [:]
 
     /// Whether two versions decide a step alike: the same decision, reason, message, notices,

@@ -9,10 +9,11 @@ struct Diff: ParsableCommand {
         abstract: "Show what a new version of a policy decides otherwise, and where.",
         discussion: """
             Explores every session state the old version can reach, under every event, choice of \
-            facts and timing, and evaluates both versions there (README, "policyctl diff"). Each \
-            difference is printed once per pair of deciding transitions, at its first class, in \
-            words, with the shortest run that reaches it; with `--scenarios DIR` each run is also \
-            written as a scenario file against the new version.
+            facts and timing, and evaluates both versions there (README, "policyctl diff"). The \
+            changes of outcome are listed with those that let more in first (a more permissive \
+            decision, or none where there was one), each with its first class in words and the \
+            run that reaches it; with `--scenarios DIR` each run is also written as a scenario \
+            file against the new version, whose last step is the one the versions decide otherwise.
             With `--storage URL` (the server's `sqlite:PATH` or `postgres://...`), it also reads every \
             stored session of the old version's policy, read-only, and evaluates both versions for \
             each session's next launch, online and offline, at --at (default: now), from a device \
@@ -114,7 +115,8 @@ struct Diff: ParsableCommand {
         var lines = [
             "\(old) -> \(new): \(order.count) change\(order.count == 1 ? "" : "s") of outcome, in \(r.differences.count) (state, event) classes"
                 + " (\(explored)" + (r.exhaustive ? ")" : "; stopped at the state limit: there may be more)")
-                + (order.count == 1 ? (more == 1 ? "; it lets more in" : "; it does not let more in") : "; \(more) of \(order.count) changes let more in")
+                + (order.count == 1
+                    ? (more == 1 ? "; it lets more in" : "; it does not let more in") : "; \(more) of \(order.count) changes let more in")
         ]
         for (i, key) in order.enumerated() {
             lines += entry(i + 1, key, groups[key] ?? [])
@@ -212,7 +214,9 @@ struct Diff: ParsableCommand {
         if s.readOnly { fields.append("read_only: true") }
         if s.biometricLocked { fields.append("biometric_locked: true") }
         let f = s.failures
-        if f != .init() { fields.append("failures: { biometric: \(f.biometric), offline_login: \(f.offlineLogin), idp_login: \(f.idpLogin) }") }
+        if f != .init() {
+            fields.append("failures: { biometric: \(f.biometric), offline_login: \(f.offlineLogin), idp_login: \(f.idpLogin) }")
+        }
         return "{ " + fields.joined(separator: ", ") + " }"
     }
 
