@@ -91,7 +91,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "PolicyctlTests",
-            dependencies: ["SessionPolicy", "SessionPolicyTestSupport", "policyctl"],
+            dependencies: ["SessionPolicy", "SessionPolicyYAML", "SessionPolicyCheck", "SessionPolicyTestSupport", "policyctl"],
             swiftSettings: strict),
     ]
 )

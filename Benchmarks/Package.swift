@@ -41,6 +41,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Diff",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SessionPolicyVerify", package: "SessionPolicy"),
+                .product(name: "SessionPolicyYAML", package: "SessionPolicy"),
+            ],
+            path: "Benchmarks/Diff",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "Codec",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

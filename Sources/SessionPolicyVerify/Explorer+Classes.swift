@@ -110,7 +110,7 @@ extension Explorer {
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing, _ answers: Answers
     ) -> Int32 {
         let pkey = EngineKey(session: sessionID(projected(session, kind)), kind: kind, timing: timing, answers: answers)
-        if other == nil, let template = templates[pkey] {
+        if let template = templates[pkey] {
             if let derived = classify(session, piece, set, kind, timing, template) {
                 if selfCheck {
                     let (full, _) = classifyAll(session, piece, set, kind, timing)
@@ -126,8 +126,10 @@ extension Explorer {
                 "`\(kind.rawValue)` in `\(session.state.rawValue)`: a choice takes another transition than its template's")
         }
         let (full, fine) = classifyAll(session, piece, set, kind, timing)
-        if other == nil && templates[pkey] == nil {
-            templates[pkey] = Template(choices: full.choices, fine: fine.map(\.choices), transitions: fine.map(\.transition))
+        if templates[pkey] == nil {
+            templates[pkey] = Template(
+                choices: full.choices, fine: fine.map(\.choices), transitions: fine.map(\.transition),
+                otherTransitions: fine.map(\.other))
         }
         engineClasses.append(full)
         return Int32(engineClasses.count - 1)
@@ -137,13 +139,16 @@ extension Explorer {
     /// apart, in fine endings: the choices of each take one transition and, from any session of
     /// that class, lead to one next discrete session (same transition, same next session from
     /// the first session, same network; and where the transition establishes a session, the
-    /// same presence of user and device and the same auth mode, the facts it records).
+    /// same presence of user and device and the same auth mode, the facts it records; with
+    /// `diff`, the same transition of the other version too).
     struct Template {
         var choices: [EventChoice]
         /// Each ascending; in order of their first choice.
         var fine: [[Int32]]
         /// The transition each fine ending takes.
         var transitions: [Int]
+        /// With `diff`, the transition the other version takes for each fine ending (else -2).
+        var otherTransitions: [Int]
     }
 
     /// The class from `template`: the first choice of each fine ending evaluated from `session`
@@ -158,9 +163,15 @@ extension Explorer {
         for (f, fine) in template.fine.enumerated() {
             let choice = template.choices[Int(fine[0])]
             var next = state
-            let verdict = policy.evaluate(&next, event(choice, at: time, for: state))
+            let e = event(choice, at: time, for: state)
+            let verdict = policy.evaluate(&next, e)
             evaluations += 1
             guard verdict.transition == template.transitions[f] else { return nil }
+            if let other {
+                var otherNext = state
+                guard other.evaluate(&otherNext, e).transition == template.otherTransitions[f] else { return nil }
+                evaluations += 1
+            }
             let b = ending(fine, verdict, key(next), choice, timing)
             if let i = endings.firstIndex(where: { Self.alike($0, b) }) {
                 endings[i].choices = Self.merged(endings[i].choices, fine)
@@ -168,6 +179,7 @@ extension Explorer {
                 endings.append(b)
             }
         }
+        if other != nil { differing[Int32(engineClasses.count)] = differences(session, piece, set, template) }
         return EngineClass(
             kind: kind, timing: timing, choices: template.choices, endings: endings, elapsed: elapsedTimes(session, ages))
     }
@@ -175,36 +187,32 @@ extension Explorer {
     /// Every choice of facts evaluated at one point of the piece: the class, and its fine endings (`Template`).
     func classifyAll(
         _ session: SessionKey, _ piece: Zone, _ set: [Zone.Clock], _ kind: EventKind, _ timing: Timing
-    ) -> (EngineClass, [(choices: [Int32], transition: Int)]) {
+    ) -> (EngineClass, [(choices: [Int32], transition: Int, other: Int)]) {
         let (ages, state, time) = point(session, piece, set)
-        var late: (SessionState, Timestamp)?
-        if other != nil {
-            // A difference in the times a step records shows only where time has passed:
-            // compare the versions at the class's latest point too.
-            let a = piece.point(Array((set + [.eventTime]).reversed()), largest: 366 * 86_400_000)
-            late = (concrete(session, a), Timestamp(millisecondsSinceEpoch: Self.now - (a[.eventTime] ?? 0)))
-        }
+        let late = other == nil ? nil : latePoint(session, piece, set)
         let list = choices[state.state]?[kind] ?? []
         var endings: [Ending] = []
-        var fine: [(choices: [Int32], transition: Int)] = []
+        var fine: [(choices: [Int32], transition: Int, other: Int)] = []
         var fineKeys: [FineKey] = []
-        var differ: [(choice: EventChoice, old: Outcome, new: Outcome)] = []
-        var differKinds: Set<[Int]> = []
+        var differ: [Difference] = []
+        var differKinds: Set<Int> = []
         for (c, choice) in list.enumerated() {
             let e = event(choice, at: time, for: state)
             var next = state
             let verdict = policy.evaluate(&next, e)
             evaluations += 1
+            var otherTransition = -2
             if let other {
-                let outcome = Outcome(verdict, state: next)
-                let o = other.evaluate(state, e)
-                if !Self.same(outcome, o), differKinds.insert([outcome.transition, o.transition]).inserted {
-                    differ.append((choice, outcome, o))
-                }
-                if let (lateState, lateTime) = late {
-                    let le = event(choice, at: lateTime, for: lateState)
-                    let (a, b) = (policy.evaluate(lateState, le), other.evaluate(lateState, le))
-                    if !Self.same(a, b), differKinds.insert([a.transition, b.transition]).inserted { differ.append((choice, a, b)) }
+                var otherNext = state
+                let v = other.evaluate(&otherNext, e)
+                evaluations += 1
+                otherTransition = v.transition
+                let pair = pairKey(verdict.transition, v.transition)
+                if let late, mayDiffer(verdict.transition, v.transition), !differKinds.contains(pair),
+                    let d = difference(choice, early: (state, time), late: late, known: (verdict, next, v, otherNext))
+                {
+                    differKinds.insert(pair)
+                    differ.append(d)
                 }
             }
             let b = ending([Int32(c)], verdict, key(next), choice, timing)
@@ -216,12 +224,13 @@ extension Explorer {
             let establishes = b.transition >= 0 && machine.transitions[b.transition].action.effects.contains(.establish)
             let f = FineKey(
                 transition: b.transition, next: b.next, network: b.network, attributes: b.attributes,
-                records: establishes ? .init(user: choice.user != .none, device: choice.device != .none, authMode: choice.authMode) : nil)
+                records: establishes ? .init(user: choice.user != .none, device: choice.device != .none, authMode: choice.authMode) : nil,
+                other: otherTransition)
             if let i = fineKeys.firstIndex(of: f) {
                 fine[i].choices.append(Int32(c))
             } else {
                 fineKeys.append(f)
-                fine.append(([Int32(c)], b.transition))
+                fine.append(([Int32(c)], b.transition, otherTransition))
             }
         }
         if other != nil { differing[Int32(engineClasses.count)] = differ }
@@ -237,6 +246,8 @@ extension Explorer {
         var attributes: [ExactName: ExactName]
         /// For a transition that establishes a session: the facts it records.
         var records: Recorded?
+        /// With `diff`, the other version's transition (else -2).
+        var other: Int
 
         /// Whether the event names a user and a device, and its auth mode.
         struct Recorded: Equatable {

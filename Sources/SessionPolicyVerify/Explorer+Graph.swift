@@ -135,19 +135,23 @@ extension Explorer {
                         branches = self.branches(of: ClassKey(discrete: d, engine: engine))
                         slots[Int(d)][slot].classes.append((answers, engine, branches))
                     }
+                    // `diff` reports no inconsistency (`verify` checks each version's): it checks no successor.
+                    let check = selfCheck || (fresh && other == nil)
                     for g in branches.indices {
-                        follow(i, node, &cuts[c].pieces[p], set, timing, branches[g], engine: engine, check: selfCheck || fresh)
+                        follow(i, node, &cuts[c].pieces[p], set, timing, branches[g], engine: engine, check: check)
                     }
                     if other != nil {
                         let piece = cuts[c].pieces[p].zone
-                        for x in differing[engine] ?? [] where divergenceKinds.insert([x.old.transition, x.new.transition]).inserted {
+                        for x in differing[engine] ?? [] where divergenceKinds.insert(pairKey(x.old.transition, x.new.transition)).inserted
+                        {
                             let edge = Edge(
                                 from: i, choice: x.choice, timing: timing, piece: piece, transition: x.old.transition,
                                 decision: x.old.decision, reason: x.old.reason)
-                            divergences.append(Divergence(edge: edge, old: x.old, new: x.new))
+                            divergences.append(Divergence(edge: edge, old: x.old, new: x.new, before: x.before, event: x.event))
                         }
                     }
-                    if branches.contains(where: { !$0.examined.isEmpty }) {
+                    // `diff` checks no property.
+                    if other == nil, branches.contains(where: { !$0.examined.isEmpty }) {
                         examine(i, node, &cuts[c].pieces[p], set, timing, ClassKey(discrete: d, engine: engine), branches)
                     }
                 }

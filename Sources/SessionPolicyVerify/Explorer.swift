@@ -148,7 +148,11 @@ final class Explorer {
     /// The first step of each kind of difference (by the two transitions that decided).
     var divergences: [Divergence] = []
 
-    var divergenceKinds: Set<[Int]> = []
+    /// The kinds of difference found, by `pairKey`.
+    var divergenceKinds: Set<Int> = []
+
+    /// Whether the actions of a pair of transitions (this version's, the other's) are alike, by `pairKey` (`mayDiffer`).
+    var actionsAlike: [Int: Bool] = [:]
 
     /// Whether two versions decide a step alike: the same decision, reason, message, notices,
     /// scope, auth mode and notice delay, and the same next session.
@@ -162,6 +166,18 @@ final class Explorer {
         var edge: Edge
         var old: Outcome
         var new: Outcome
+        /// The session and the event the outcomes were found at (a point of the edge's class).
+        var before: SessionState
+        var event: Event
+    }
+
+    /// A choice of a class that the versions decide otherwise, at one point of the class.
+    struct Difference {
+        var choice: EventChoice
+        var old: Outcome
+        var new: Outcome
+        var before: SessionState
+        var event: Event
     }
 
     /// Whether every step, not only the first of each class, is evaluated by the engine and
@@ -355,7 +371,7 @@ final class Explorer {
     var broken: [BrokenKey: [Failure]] = [:]
 
     /// The differences between the versions (`policyctl diff`) in each engine class.
-    var differing: [Int32: [(choice: EventChoice, old: Outcome, new: Outcome)]] = [:]
+    var differing: [Int32: [Difference]] = [:]
 
     /// Calls of `CompiledPolicy.evaluate` made while exploring.
     var evaluations = 0

@@ -9,10 +9,11 @@ struct Diff: ParsableCommand {
         abstract: "Show what a new version of a policy decides otherwise, and where.",
         discussion: """
             Explores every session state the old version can reach, under every event, choice of \
-            facts and timing, and evaluates both versions there (README, "policyctl diff"). Each \
-            difference is printed once per pair of deciding transitions, at its first class, in \
-            words, with the shortest run that reaches it; with `--scenarios DIR` each run is also \
-            written as a scenario file against the new version.
+            facts and timing, and evaluates both versions there (README, "policyctl diff"). The \
+            changes of outcome are listed with those that let more in first (a more permissive \
+            decision, or none where there was one), each with its first class in words and the \
+            run that reaches it; with `--scenarios DIR` each run is also written as a scenario \
+            file against the new version, whose last step is the one the versions decide otherwise.
             With `--storage URL` (the server's `sqlite:PATH` or `postgres://...`), it also reads every \
             stored session of the old version's policy, read-only, and evaluates both versions for \
             each session's next launch, online and offline, at --at (default: now), from a device \
@@ -73,7 +74,8 @@ struct Diff: ParsableCommand {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             for (i, d) in report.differences.enumerated() where d.concrete {
                 let path = (dir as NSString).appendingPathComponent("\(report.new)-difference-\(i + 1).yaml")
-                let text = Self.scenario(d, number: i + 1, new: b.compiled, policy: Verify.relativePath(of: b.path, from: dir))
+                let text = Self.scenario(
+                    d, number: i + 1, old: a.compiled, new: b.compiled, policy: Verify.relativePath(of: b.path, from: dir))
                 try text.write(toFile: path, atomically: true, encoding: .utf8)
             }
         }
@@ -87,74 +89,148 @@ struct Diff: ParsableCommand {
             }
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(Self.render(report))
+            print(Self.render(report, old: old, new: new))
             if let impact { print(impact.human) }
         }
         if !report.equivalent { throw Exit.failures }
     }
 
-    static func render(_ r: DiffReport) -> String {
+    /// The report for people: the header names the two files as given; the changes of outcome
+    /// that let more in come first (`DiffReport.differences`).
+    static func render(_ r: DiffReport, old: String, new: String) -> String {
         let explored = "\(r.states) states of the old version explored"
         guard r.exhaustive || !r.differences.isEmpty else {
-            return "\(r.old) -> \(r.new): the exploration stopped at its state limit (\(explored)): nothing is known"
+            return "\(old) -> \(new): the exploration stopped at its state limit (\(explored)): nothing is known"
         }
-        if r.differences.isEmpty { return "\(r.old) -> \(r.new): equivalent, every event is decided alike (\(explored))" }
+        if r.differences.isEmpty { return "\(old) -> \(new): equivalent, every event is decided alike (\(explored))" }
         // One entry per change of outcome; the (state, event) pairs it happens in listed together.
-        func show(_ s: PolicyDifference.Side) -> String { "\(s.decision?.rawValue ?? "no decision") (\(s.reason))" }
         var order: [String] = []
         var groups: [String: [PolicyDifference]] = [:]
         for d in r.differences {
-            let key = "\(show(d.old)) becomes \(show(d.new))"
+            let key = change(d)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(d)
         }
+        let more = order.filter { groups[$0]?.first?.letsMoreIn == true }.count
         var lines = [
-            "\(r.old) -> \(r.new): \(order.count) change\(order.count == 1 ? "" : "s") of outcome, in \(r.differences.count) (state, event) classes"
+            "\(old) -> \(new): \(order.count) change\(order.count == 1 ? "" : "s") of outcome, in \(r.differences.count) (state, event) classes"
                 + " (\(explored)" + (r.exhaustive ? ")" : "; stopped at the state limit: there may be more)")
+                + (order.count == 1
+                    ? (more == 1 ? "; it lets more in" : "; it does not let more in") : "; \(more) of \(order.count) changes let more in")
         ]
         for (i, key) in order.enumerated() {
-            let list = groups[key] ?? []
-            let d = list[0]
-            var pairs: [String] = []
-            for x in list where !pairs.contains("`\(x.event.rawValue)` in `\(x.from.rawValue)`") {
-                pairs.append("`\(x.event.rawValue)` in `\(x.from.rawValue)`")
-            }
-            lines.append("  \(i + 1). \(key)")
-            lines.append("     for \(pairs.prefix(6).joined(separator: ", "))\(pairs.count > 6 ? " and \(pairs.count - 6) more" : "")")
-            lines.append("     first: `\(d.event.rawValue)` in `\(d.from.rawValue)`, \(d.when)")
-            lines.append("     old: \(d.old.check) [\(d.old.levers.joined(separator: ", "))]")
-            lines.append("     new: \(d.new.check) [\(d.new.levers.joined(separator: ", "))]")
-            if d.steps.count > 1 {
-                lines.append("     reached by:" + (d.concrete ? "" : " (approximate times)"))
-                for (j, s) in d.steps.dropLast().enumerated() {
-                    lines.append("       \(j + 1). \(s.event.time)  \(Verify.describe(s.event)) -> \(s.decision?.rawValue ?? "none")")
-                }
-            }
-            if let last = d.steps.last { lines.append("     the step: \(last.event.time)  \(Verify.describe(last.event))") }
+            lines += entry(i + 1, key, groups[key] ?? [])
         }
         return lines.joined(separator: "\n")
     }
 
+    /// A change of outcome in words: `allow (within_limits) becomes wipe (offline_window_exceeded)`;
+    /// when the decision and the reason stay, what changes instead (`wipe (refresh_token_invalid),
+    /// notice delay 5s becomes 4s`).
+    static func change(_ d: PolicyDifference) -> String {
+        func show(_ s: PolicyDifference.Side) -> String { "\(s.decision?.rawValue ?? "no decision") (\(s.reason))" }
+        if d.old.decision != d.new.decision || d.old.reason != d.new.reason { return "\(show(d.old)) becomes \(show(d.new))" }
+        let parts = d.changes.map { "\($0.field) \($0.old) becomes \($0.new)" }
+        return ([show(d.old)] + (parts.isEmpty ? ["alike but for the next session's times"] : parts)).joined(separator: ", ")
+    }
+
+    /// One change of outcome: its (state, event) pairs, its first class in words, both deciding
+    /// transitions, and the run to it.
+    static func entry(_ number: Int, _ key: String, _ list: [PolicyDifference]) -> [String] {
+        let d = list[0]
+        var pairs: [String] = []
+        for x in list where !pairs.contains("`\(x.event.rawValue)` in `\(x.from.rawValue)`") {
+            pairs.append("`\(x.event.rawValue)` in `\(x.from.rawValue)`")
+        }
+        var lines = [
+            "  \(number). \(d.letsMoreIn ? "lets more in: " : "")\(key)",
+            "     for \(pairs.prefix(6).joined(separator: ", "))\(pairs.count > 6 ? " and \(pairs.count - 6) more" : "")",
+            "     first: `\(d.event.rawValue)` in `\(d.from.rawValue)`, \(d.when)",
+            "     old: \(d.old.check) [\(d.old.levers.joined(separator: ", "))]",
+            "     new: \(d.new.check) [\(d.new.levers.joined(separator: ", "))]",
+        ]
+        if d.steps.count > 1 {
+            lines.append("     reached by:" + (d.concrete ? "" : " (approximate times)"))
+            for (j, s) in d.steps.dropLast().enumerated() {
+                let otherwise = j == d.scenarioStart - 1 ? "   (the new version decides this step otherwise)" : ""
+                lines.append(
+                    "       \(j + 1). \(s.event.time)  \(Verify.describe(s.event)) -> \(s.decision?.rawValue ?? "none")\(otherwise)")
+            }
+        }
+        if let last = d.steps.last { lines.append("     the step: \(last.event.time)  \(Verify.describe(last.event))") }
+        return lines
+    }
+
     /// A difference as a scenario file against the new version: every step expects what the
-    /// new version decides; the last says what the old one decided.
-    static func scenario(_ d: PolicyDifference, number: Int, new: CompiledPolicy, policy: String) -> String {
+    /// new version decides, the last also each other part of the outcome the old one gives
+    /// otherwise, so the file passes on the new version and fails on the old one at its last
+    /// step. When the new version decides an earlier step of the run otherwise, the file starts
+    /// from the session the old version leaves after that step.
+    static func scenario(_ d: PolicyDifference, number: Int, old: CompiledPolicy, new: CompiledPolicy, policy: String) -> String {
+        let steps = d.steps[d.scenarioStart...]
         var lines = [
             "# Difference \(number), written by `policyctl diff`: `\(d.event.rawValue)` in `\(d.from.rawValue)`, \(d.when).",
             "# The old version decides \(d.old.decision?.rawValue ?? "none") (\(d.old.reason)); this file expects the new one.",
+        ]
+        if d.scenarioStart > 0 {
+            lines.append(
+                "# It starts from the session the old version leaves after \(d.scenarioStart) step\(d.scenarioStart == 1 ? "" : "s"),"
+                    + " the last of which the new version decides otherwise.")
+        }
+        lines += [
             "policy: \(policy)",
             "scenarios:",
             "  - name: \"difference \(number): \(d.event.rawValue) in \(d.from.rawValue)\"",
-            "    start: \(d.steps[0].event.time)",
-            "    steps:",
+            "    start: \(steps.first!.event.time)",
         ]
         var state = SessionState.signedOut
-        for s in d.steps {
+        if let s = d.startState {
+            lines.append("    state: \(stateLine(s))")
+            state = s
+        }
+        lines.append("    steps:")
+        for (i, s) in zip(steps.indices, steps) {
             let o = new.evaluate(state, s.event)
             lines += Verify.stepLines(s.event)
-            lines.append(
-                "        expect: { decision: \(o.decision?.rawValue ?? "none"), reason: \(o.reason), state: \(o.state.state.rawValue) }")
+            var expect = "decision: \(o.decision?.rawValue ?? "none"), reason: \(o.reason), state: \(o.state.state.rawValue)"
+            if i == d.steps.count - 1 { expect += otherwise(o, old.evaluate(state, s.event)) }
+            lines.append("        expect: { \(expect) }")
             state = o.state
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A session as a scenario's `state:` mapping: its machine state and every field it has.
+    static func stateLine(_ s: SessionState) -> String {
+        var fields = ["state: \(s.state.rawValue)"]
+        if let u = s.user { fields.append("user: \(u)") }
+        if let d = s.device { fields.append("device: \(d)") }
+        if let m = s.authMode { fields.append("auth_mode: \(m.rawValue)") }
+        let times: [(String, Timestamp?)] = [
+            ("last_idp_login", s.lastIdPLogin), ("last_online", s.lastOnline), ("last_activity", s.lastActivity),
+            ("highest_time", s.highestTime),
+        ]
+        for case let (key, t?) in times { fields.append("\(key): \(t)") }
+        if s.readOnly { fields.append("read_only: true") }
+        if s.biometricLocked { fields.append("biometric_locked: true") }
+        let f = s.failures
+        if f != .init() {
+            fields.append("failures: { biometric: \(f.biometric), offline_login: \(f.offlineLogin), idp_login: \(f.idpLogin) }")
+        }
+        return "{ " + fields.joined(separator: ", ") + " }"
+    }
+
+    /// The expectations, past decision, reason and state, of each part of `new` that `old` gives otherwise.
+    static func otherwise(_ new: Outcome, _ old: Outcome) -> String {
+        var out = ""
+        if new.message != old.message {
+            out += ", message: \"\(new.message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\""
+        }
+        if new.notices != old.notices { out += ", notices: [\(new.notices.names.joined(separator: ", "))]" }
+        if new.scope != old.scope { out += ", scope: \(new.scope?.rawValue ?? "none")" }
+        if new.authMode != old.authMode { out += ", auth_mode: \(new.authMode?.rawValue ?? "null")" }
+        if new.noticeDelay != old.noticeDelay, let t = new.noticeDelay { out += ", notice_delay: \(t.seconds)s" }
+        if new.state != old.state { out += ", session: \(Verify.sessionLine(new.state))" }
+        return out
     }
 }
