@@ -542,7 +542,7 @@ struct CheckCoverageCLITests {
         #expect(
             lines.dropLast().last?.wholeMatch(
                 of:
-                    /coverage: \d+ of \d+ levers exercised \(\d+\.\d%\), \d+ of \d+ guards taken \(\d+\.\d%\), \d+ of \d+ transitions \(\d+\.\d%\) in \d+ policies/
+                    /coverage: \d+ of \d+ levers exercised \(\d+\.\d%\), \d+ of \d+ guards taken \(\d+\.\d%\), \d+ of \d+ transitions \(\d+\.\d%\) in \d+ policies, dead left out: \d+ guards, \d+ transitions/
             ) != nil)
         // Without --coverage the output is unchanged.
         let plain = try CLI.run(["check", "policies", "examples"])
@@ -628,9 +628,13 @@ struct CheckCoverageCLITests {
             #expect(p["percent"] is Double)
             let first = try #require(missed.first)
             for key in ["id", "from", "event", "guard", "reason", "levers"] { #expect(first[key] != nil, "\(key)") }
-            // Guards split the transitions; a lever lists its guards by id.
+            // Guards split every transition of the machine, dead or not (`total` counts those
+            // that can happen, `transitions` all); a lever lists its guards by id.
             let guards = try #require(p["guards"] as? [[String: Any]])
-            #expect(guards.reduce(0) { $0 + (($1["transitions"] as? [Int])?.count ?? 0) } == total)
+            let all = try #require(p["transitions"] as? Int)
+            #expect(guards.reduce(0) { $0 + (($1["transitions"] as? [Int])?.count ?? 0) } == all)
+            #expect(total + ((p["dead_transitions"] as? [Int])?.count ?? -1) == all)
+            #expect(p["reachability"] as? String == "known")
             #expect(guards.count { $0["taken"] as? Bool == true } == (p["units"] as? [String: [String: Any]])?["guard"]?["covered"] as? Int)
             let levers = try #require(p["levers"] as? [[String: Any]])
             for lever in levers {
