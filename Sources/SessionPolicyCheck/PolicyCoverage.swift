@@ -168,7 +168,8 @@ public struct PolicyCoverage: Sendable {
     /// dead guard: where the machine has it).
     func describe(_ g: GuardCoverage) -> String {
         let check = g.guard == .always ? "otherwise" : "if \(g.check)"
-        let places = g.dead ? compiled.machine.transitions.filter { g.transitions.contains($0.id) } : g.missed
+        let ids = Set(g.transitions)
+        let places = g.dead ? compiled.machine.transitions.filter { ids.contains($0.id) } : g.missed
         return "\(check): \(g.decision?.rawValue ?? "no decision"), \(g.reason.rawValue), in \(CoverageReport.summarize(places))"
     }
 }

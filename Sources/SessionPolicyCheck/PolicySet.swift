@@ -224,9 +224,7 @@ public struct CheckInput: Sendable {
     mutating func addPolicy(_ path: String, parsed: SourceFile.Parsed? = nil) -> String? {
         let key = Self.canonical(path)
         if refused.contains(key) { return nil }
-        if let existing = policies.values.first(where: {
-            URL(fileURLWithPath: $0.path).standardizedFileURL.resolvingSymlinksInPath().path == key
-        }) {
+        if let existing = policies.values.first(where: { Self.canonical($0.path) == key }) {
             return existing.compiled.name
         }
         let parsed = parsed ?? SourceFile.parse(path)
