@@ -16,7 +16,7 @@ struct CoverageTests {
     static let compiled = input.policies.mapValues(\.compiled)
     static let results = input.scenarios.map { ScenarioRunner.run($0, against: compiled[$0.policy]!) }
     /// The shipped policies' reachable transitions, as `check --coverage` finds them.
-    static let reachable = compiled.compactMapValues { Verifier.reachableTransitions($0) }
+    static let reachable = Explored.shippedReachable
 
     @Test("every shipped policy is measured, partly covered, and its counts add up")
     func counts() throws {

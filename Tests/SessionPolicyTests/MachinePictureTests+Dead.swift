@@ -11,16 +11,9 @@ extension MachinePictureTests {
     /// whose sessions can never be read-only.
     static let deadCases = names.map { "policies/\($0).yaml" } + ["Tests/Fixtures/render/biometric-only.yaml"]
 
-    /// Each case's policy and reachable transitions, explored once for every test here (an
-    /// exploration takes seconds in a debug build).
-    static let explored: [String: (CompiledPolicy, Set<Int>?)] = Dictionary(
-        uniqueKeysWithValues: deadCases.compactMap { path in
-            guard case let .success(loaded) = PolicyFile.load(Fixtures.path(path)) else { return nil }
-            return (path, (loaded.compiled, Verifier.reachableTransitions(loaded.compiled)))
-        })
-
     static func load(_ path: String) throws -> (CompiledPolicy, Set<Int>) {
-        let (policy, live) = try #require(explored[path], "\(path) does not load")
+        let explored = try #require(Explored.byPath[path], "\(path) does not load")
+        let (policy, live) = (explored.policy, explored.live)
         return (policy, try #require(live, "\(path): reachability unknown"))
     }
 
