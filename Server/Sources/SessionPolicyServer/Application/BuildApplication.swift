@@ -103,7 +103,10 @@ public func buildApplication(
     var services: [any Service] = [
         PolicyWatcher(
             registry: policies, interval: configuration.reloadInterval, metrics: metrics, logger: logger, onSignal: handleSignals,
-            onHangUp: { await TokenKeyFiles.reload(configuration, verifier: verifier, serviceVerifier: serviceVerifier, logger: logger) }),
+            onHangUp: {
+                server.decisionStream?.reopen(logger: logger)
+                await TokenKeyFiles.reload(configuration, verifier: verifier, serviceVerifier: serviceVerifier, logger: logger)
+            }),
         StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]
     if let service = store as? any Service { services.insert(service, at: 0) }

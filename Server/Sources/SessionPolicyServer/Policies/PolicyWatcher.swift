@@ -10,7 +10,7 @@ struct PolicyWatcher: Service {
     let metrics: ServerMetrics
     let logger: Logger
     let onSignal: Bool
-    /// Also run on SIGHUP (the token key files are read again).
+    /// Also run on SIGHUP (the decision log file is reopened, the token key files read again).
     var onHangUp: @Sendable () async -> Void = {}
 
     func run() async throws {
@@ -19,7 +19,7 @@ struct PolicyWatcher: Service {
                 if onSignal {
                     group.addTask {
                         for await _ in await UnixSignalsSequence(trapping: .sighup) {
-                            logger.info("SIGHUP: reloading policies and token key files")
+                            logger.info("SIGHUP: reloading policies, reopening the decision log, reading the token key files")
                             reload()
                             await onHangUp()
                         }
