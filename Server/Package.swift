@@ -110,7 +110,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict),
-        // A server of one's own that embeds the evaluator directly (README "Embedding").
+        // A server of one's own that embeds the evaluator directly (docs/server.md, "Embedding the evaluator in your own server").
         .executableTarget(
             name: "embedding-server",
             dependencies: [

@@ -2,7 +2,7 @@ import Foundation
 package import SessionPolicy
 import SessionPolicyYAML
 
-/// Reads scenario files (README, "Scenario files") into `Scenario` values, with located diagnostics.
+/// Reads scenario files (docs/scenario-files.md) into `Scenario` values, with located diagnostics.
 ///
 /// Warnings do not stop a scenario from loading: an id in `covers:` written like a catalogue id
 /// that is not one (`unknown-behaviour`), a scenario that expects nothing (`no-expectations`).

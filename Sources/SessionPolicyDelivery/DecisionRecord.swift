@@ -1,6 +1,6 @@
 public import SessionPolicy
 
-/// One stateful decision of the server, as its decision log keeps it (README, "Decision log"):
+/// One stateful decision of the server, as its decision log keeps it (docs/decision-log.md):
 /// written in the same transaction as the session state it produced, so neither is stored
 /// without the other.
 ///

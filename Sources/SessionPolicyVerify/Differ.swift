@@ -66,11 +66,11 @@ public struct PolicyDifference: Sendable, Codable {
     public var startState: SessionState?
 }
 
-/// The semantic difference between two versions of a policy (README, "`policyctl diff`"):
+/// The semantic difference between two versions of a policy (docs/diff.md):
 /// for every session state the old version can reach, the events the new one decides
 /// otherwise. Pure: no clock, no I/O.
 public enum Differ {
-    /// Explores `old` and evaluates `new` beside it at every class (README, "`policyctl diff`").
+    /// Explores `old` and evaluates `new` beside it at every class (docs/diff.md).
     public static func diff(_ old: CompiledPolicy, _ new: CompiledPolicy, stateLimit: Int = 100_000) -> DiffReport {
         let x = Explorer(old, other: new)
         let exhaustive = x.run(limit: stateLimit)

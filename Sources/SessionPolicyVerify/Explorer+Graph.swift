@@ -166,7 +166,7 @@ extension Explorer {
     }
 
     /// The zone and recorded times after transition `id` (-1: the event was refused) from
-    /// `piece`, by the transition's effects (README, "How a decision is made").
+    /// `piece`, by the transition's effects (docs/how-a-decision-is-made.md).
     func successor(_ node: Node, _ piece: Zone, _ id: Int) -> (Zone, UInt8) {
         var times = node.session.times
         guard id >= 0 else { return (node.zone, times) }

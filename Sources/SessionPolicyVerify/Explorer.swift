@@ -1,8 +1,8 @@
 import SessionPolicy
 
 /// Explores every session state a compiled machine can reach from `signed_out`, under every
-/// sequence of events, every choice of the facts they carry, and every timing (README, "What
-/// verify proves"). Each abstract state is a discrete part (the session without its times,
+/// sequence of events, every choice of the facts they carry, and every timing (docs/verify.md,
+/// "What verify proves"). Each abstract state is a discrete part (the session without its times,
 /// users and devices reduced to "the session's" and "another", counters capped where no guard
 /// can tell them apart) and a zone of the ages of the times it records. Every decision is the
 /// engine's own: each class of (state, event, timing) is evaluated at one concrete point by

@@ -1,6 +1,6 @@
 package import SessionPolicy
 
-// The attributes and elapsed times a step description names (README, "User properties"): read
+// The attributes and elapsed times a step description names (docs/verify.md, "User properties"): read
 // from the file, then checked against each policy's declared attributes before verify runs.
 extension PropertyLoader {
     /// `attributes: { tier: business, region: [eu, absent] }`: declared attribute names, each with

@@ -1,6 +1,6 @@
 package import SessionPolicy
 
-/// Reads property files (README, "User properties") into `UserProperty` values, with located
+/// Reads property files (docs/verify.md, "User properties") into `UserProperty` values, with located
 /// diagnostics like every other file the product reads.
 public enum PropertyLoader {
     // The keys each mapping accepts; a test checks that `schemas/property.schema.json` lists the same.

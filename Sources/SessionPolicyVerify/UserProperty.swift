@@ -1,6 +1,6 @@
 public import SessionPolicy
 
-/// A property of the user's, from a property file (README, "User properties"): one of the
+/// A property of the user's, from a property file (docs/verify.md, "User properties"): one of the
 /// property specification patterns of Dwyer, Avrunin and Corbett (1999) over the steps of a
 /// session, in a scope. verify checks it over every run it explores, like the built-in ones.
 public struct UserProperty: Sendable {

@@ -81,7 +81,7 @@ public struct DeadTransition: Sendable, Codable {
     public var location: SourceLocation?
 }
 
-/// Proves the built-in properties of a compiled policy by exhaustive exploration (README,
+/// Proves the built-in properties of a compiled policy by exhaustive exploration (docs/verify.md,
 /// "What verify proves").
 public enum Verifier {
     /// Explores `policy` and checks every built-in property. Pure: no clock, no I/O. A

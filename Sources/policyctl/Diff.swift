@@ -9,7 +9,7 @@ struct Diff: ParsableCommand {
         abstract: "Show what a new version of a policy decides otherwise, and where.",
         discussion: """
             Explores every session state the old version can reach, under every event, choice of \
-            facts and timing, and evaluates both versions there (README, "policyctl diff"). The \
+            facts and timing, and evaluates both versions there (docs/diff.md). The \
             changes of outcome are listed with those that let more in first (a more permissive \
             decision, or none where there was one), each with its first class in words and the \
             run that reaches it; with `--scenarios DIR` each run is also written as a scenario \

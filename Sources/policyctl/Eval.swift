@@ -8,7 +8,7 @@ struct Eval: ParsableCommand {
         abstract: "Evaluate one event against a session state and print the decision as JSON.",
         discussion: """
             INPUT (a file, or `-` for standard input) is JSON or YAML with `event` and an optional \
-            `state` (default: signed out), in the shapes the README documents.
+            `state` (default: signed out), in the shapes docs/state-events-outcomes.md documents.
             Exit codes: 0 evaluated; 2 invalid input; 64 usage error.
             """)
 

@@ -10,7 +10,7 @@ struct Verify: ParsableCommand {
         discussion: """
             Explores every session state each policy's compiled machine can reach from `signed_out`, \
             under every event, every choice of facts and every timing, and checks the built-in \
-            properties (README, "What verify proves"). A broken property prints its shortest \
+            properties (docs/verify.md, "What verify proves"). A broken property prints its shortest \
             counterexample; with `--counterexamples DIR` each is also written as a scenario file \
             that `policyctl check` runs and that fails at the violating step. Transitions no \
             reachable state takes are reported as dead, with their levers.
@@ -24,7 +24,7 @@ struct Verify: ParsableCommand {
     @Option(help: "Output format: human or json.")
     var format: OutputFormat = .human
 
-    @Option(name: .customLong("property"), help: "A property file (README, \"User properties\"); may be repeated.")
+    @Option(name: .customLong("property"), help: "A property file (docs/verify.md, \"User properties\"); may be repeated.")
     var propertyFiles: [String] = []
 
     @Option(help: "Write each counterexample as a scenario file into this directory.")
@@ -217,7 +217,7 @@ struct Verify: ParsableCommand {
         let reachable = r.transitions - r.deadTransitions.count
         var lines = [
             "# Covering scenarios for \(r.policy), written by `policyctl verify --covering`: together they take",
-            "# every transition verify finds reachable. Regenerate them, do not edit them (README, \"Covering scenarios\").",
+            "# every transition verify finds reachable. Regenerate them, do not edit them (docs/verify.md, \"Covering scenarios\").",
             "# machine: \(machine.machine.fingerprint)",
             "# reachable transitions: \(reachable) of \(r.transitions)",
             "policy: \(policy)",

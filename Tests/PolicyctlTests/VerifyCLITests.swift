@@ -80,7 +80,7 @@ struct VerifyCLITests {
     }
 }
 
-/// The covering scenarios shipped in `examples/generated/` (README, "Covering scenarios").
+/// The covering scenarios shipped in `examples/generated/` (docs/verify.md, "Covering scenarios").
 @Suite("Covering scenarios")
 struct CoveringScenarioTests {
     static let regenerate = "swift run -c release policyctl verify policies --covering examples/generated"

@@ -57,7 +57,7 @@ struct CoverageTests {
     /// The shipped suite's figures, per policy, as `check --coverage` prints them: levers the
     /// policy sets exercised, guards and transitions taken, of those that can happen. The docs
     /// quote the overall line; a new scenario that
-    /// moves them is a reviewed change of this table and of the README.
+    /// moves them is a reviewed change of this table and of docs/policyctl.md.
     static let shipped: [(policy: String, levers: (Int, Int), guards: (Int, Int), transitions: (Int, Int))] = [
         ("cross-app-device-sso", (6, 15), (16, 40), (19, 268)),
         ("i360-marketsharp", (12, 16), (21, 49), (26, 331)),
@@ -79,7 +79,7 @@ struct CoverageTests {
         #expect(pair(p.figure(.transition)) == [want.transitions.0, want.transitions.1])
     }
 
-    @Test("the shipped suite's overall figures, as the README quotes them")
+    @Test("the shipped suite's overall figures, as docs/policyctl.md quotes them")
     func shippedOverall() {
         let report = CoverageReport(results: Self.results, policies: Self.compiled, reachable: Self.reachable)
         #expect(Self.shipped.map(\.policy) == report.policies.map(\.policy), "a policy was added: add its row to `shipped`")
@@ -98,8 +98,20 @@ struct CoverageTests {
         let lines = report.human(detail: false).split(separator: "\n").map(String.init)
         let line = lines.last ?? ""
         #expect(line.hasPrefix("coverage: \(report.figure(.lever).covered) of \(report.figure(.lever).total) levers exercised"))
-        let quoted = Fixtures.text("README.md").contains(line)
-        #expect(quoted, "README should quote `\(line)`")
+        let quoted = Fixtures.text("docs/policyctl.md").contains(line)
+        #expect(quoted, "docs/policyctl.md should quote `\(line)`")
+    }
+
+    @Test("with the covering scenarios every transition that can happen is taken, as docs/verify.md quotes")
+    func coveringFigures() {
+        let input = CheckInput.load(
+            policies: [Fixtures.path("policies")], scenarios: [Fixtures.path("examples"), Fixtures.path("examples/generated")])
+        let results = input.scenarios.map { ScenarioRunner.run($0, against: Self.compiled[$0.policy]!) }
+        let report = CoverageReport(results: results, policies: Self.compiled, reachable: Self.reachable)
+        #expect(report.figure(.transition).covered == report.figure(.transition).total)
+        let line = report.human(detail: false).split(separator: "\n").last.map(String.init) ?? ""
+        let quoted = line + "\n\(results.count { $0.passed }) passed, \(results.count { !$0.passed }) failed\n"
+        #expect(Fixtures.text("docs/verify.md").contains(quoted), "docs/verify.md should quote\n\(quoted)")
     }
 
     @Test("a guard the machine repeats on every state and event counts once")

@@ -3,7 +3,7 @@ import SessionPolicyTestSupport
 import SessionPolicyYAML
 import Testing
 
-/// The README's device-check table (integrity and binding per event) is the contract: this
+/// The device-check table of docs/how-a-decision-is-made.md (integrity and binding per event) is the contract: this
 /// suite reads it and holds the engine to every row, in every state.
 @Suite("Device checks")
 struct DeviceChecksTests {
@@ -16,7 +16,7 @@ struct DeviceChecksTests {
 
     /// The rows of the table whose header names `device.compromised` and `device.bind_session`.
     static let rows: [Row] = {
-        let lines = Fixtures.text("README.md").components(separatedBy: "\n")
+        let lines = Fixtures.text("docs/how-a-decision-is-made.md").components(separatedBy: "\n")
         guard let header = lines.firstIndex(where: { $0.hasPrefix("| event | integrity (`device.compromised`)") }) else { return [] }
         var rows: [Row] = []
         for line in lines[(header + 2)...] {

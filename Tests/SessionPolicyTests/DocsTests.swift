@@ -1,3 +1,4 @@
+import Foundation
 import SessionPolicy
 import SessionPolicyCheck
 import SessionPolicyTestSupport
@@ -5,22 +6,28 @@ import SessionPolicyVerify
 import SessionPolicyYAML
 import Testing
 
-/// The README's examples must stay true.
+/// The examples of the README and of `docs/` must stay true.
 @Suite("Documentation")
 struct DocsTests {
     static let readme = Fixtures.text("README.md")
 
-    static func blocks(_ language: String) -> [String] {
-        readme.components(separatedBy: "```\(language)\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
+    /// The fenced blocks of `language` in `page` (a path from the repository's root), in order.
+    static func blocks(_ language: String, in page: String) -> [String] {
+        Fixtures.text(page).components(separatedBy: "```\(language)\n").dropFirst().map {
+            $0.components(separatedBy: "```").first ?? ""
+        }
     }
 
-    /// The README shows docs/images/kobil-offline-token.svg, drawn by Graphviz from `compile
-    /// --format dot`. Without Graphviz here, the test compares what the picture says: each node's
-    /// and each edge's text in the SVG against the dot the policy compiles to now.
-    @Test("the README's picture shows what `compile --format dot` draws for its policy")
+    /// docs/policyctl.md and the README show docs/images/kobil-offline-token.svg, drawn by
+    /// Graphviz from `compile --format dot`. Without Graphviz here, the test compares what the
+    /// picture says: each node's and each edge's text in the SVG against the dot the policy
+    /// compiles to now.
+    @Test("the documents' picture shows what `compile --format dot` draws for its policy")
     func picture() throws {
         let command = "policyctl compile policies/kobil-offline-token.yaml --format dot | dot -Tsvg > docs/images/kobil-offline-token.svg"
-        #expect(Self.readme.contains(command))
+        let page = Fixtures.text("docs/policyctl.md")
+        #expect(page.contains(command))
+        #expect(page.contains("](images/kobil-offline-token.svg)"))
         #expect(Self.readme.contains("](docs/images/kobil-offline-token.svg)"))
         let svg = Fixtures.text("docs/images/kobil-offline-token.svg")
         let policy = try Fixtures.policy("kobil-offline-token")
@@ -63,22 +70,45 @@ struct DocsTests {
         }.sorted()
     }
 
-    @Test("the reference policy in the README compiles without warnings")
+    @Test("the reference policy of docs/policy-language.md compiles without warnings")
     func referencePolicy() throws {
-        let yaml = try #require(Self.blocks("yaml").first)
-        let policy = try PolicyFile.compile(text: yaml, file: "README.md").get()
+        let yaml = try #require(Self.blocks("yaml", in: "docs/policy-language.md").first)
+        let policy = try PolicyFile.compile(text: yaml, file: "docs/policy-language.md").get()
         #expect(policy.policy.session.max == .days(90))
         #expect(policy.policy.signals.licenseRevoked.noticeDelay == .seconds(5))
     }
 
-    @Test("the README's scenario example passes against the SpendiQ policy")
+    @Test("the scenario example of docs/scenario-files.md passes against the SpendiQ policy")
     func scenarioExample() throws {
-        let yaml = try #require(Self.blocks("yaml").first { $0.contains("scenarios:") })
-        let node = try #require(try YAMLSyntax.parse(yaml, file: "README.md").get())
-        let (scenarios, diagnostics) = ScenarioLoader.load(node, file: "README.md", defaultPolicy: nil)
+        let yaml = try #require(Self.blocks("yaml", in: "docs/scenario-files.md").first { $0.contains("scenarios:") })
+        let node = try #require(try YAMLSyntax.parse(yaml, file: "docs/scenario-files.md").get())
+        let (scenarios, diagnostics) = ScenarioLoader.load(node, file: "docs/scenario-files.md", defaultPolicy: nil)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         let policy = try Fixtures.policy("spendiq")
         for s in scenarios { #expect(ScenarioRunner.run(s, against: policy).passed) }
+    }
+
+    /// The README's tour as a reader follows it: its files written as the markers above them name
+    /// them, then its commands run by bash with the built `policyctl` first on the `PATH`.
+    @Test("the README's five-minute tour runs as written", .enabled(if: CLI.binary != nil && Shell.has("bash")))
+    func tour() throws {
+        let dir = try Fixtures.temporaryDirectory("tour")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = Self.readme.matches(of: /<!-- tour file: ([^ ]+) -->/).map { String($0.1) }
+        #expect(files == ["my-bank.yaml", "my-bank-scenarios.yaml"])
+        for name in files {
+            let text = try #require(Shell.block(after: "tour file: \(name)", in: Self.readme))
+            try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let commands = try #require(Shell.block(after: "tour commands", in: Self.readme))
+        let r = try Shell.run(commands, in: dir, binaries: [try #require(CLI.binary)], timeout: 600)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("1 passed, 0 failed"), "\(r.stdout)")
+        #expect(r.stdout.contains("proved") && !r.stdout.contains("violated"), "\(r.stdout)")
+        let mermaid = (try? String(contentsOf: dir.appendingPathComponent("my-bank.mmd"), encoding: .utf8)) ?? ""
+        #expect(mermaid.contains("stateDiagram-v2"), "\(mermaid.prefix(200))")
+        let document = try Data(contentsOf: dir.appendingPathComponent("my-bank.machine.json"))
+        #expect(try PolicyMachine(document: document, file: "my-bank.machine.json").name == "my-bank")
     }
 
     /// The codes are enumerated from the sources (every `DiagnosticCode("...")`, in every target),

@@ -10,7 +10,7 @@ import Testing
 /// login, across sign-outs, wipes and adoptions, and `enrollment-change` checks exactly that.
 @Suite("Enrollment lock")
 struct EnrollmentLockTests {
-    /// The user properties written from the built-in properties' README sentences.
+    /// The user properties written from the built-in properties' sentences (docs/verify.md).
     static func sentences() throws -> [UserProperty] {
         let file = "Tests/Fixtures/properties/built-in-sentences.yaml"
         guard case let .success(root?) = YAMLSyntax.parse(Fixtures.text(file), file: file) else {

@@ -7,7 +7,7 @@ import Testing
 @testable import SessionPolicyVerify
 
 /// Issue 35, section 3: properties that name attributes and bound elapsed times, decided exactly
-/// (README, "User properties"). The cases are `Tests/Fixtures/properties/exact.yaml`.
+/// (docs/verify.md, "User properties"). The cases are `Tests/Fixtures/properties/exact.yaml`.
 @Suite("Properties over attributes and elapsed times")
 struct ExactPropertyTests {
     static let policyFile = "Tests/Fixtures/properties/policies/business-bank.yaml"

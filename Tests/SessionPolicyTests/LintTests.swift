@@ -199,10 +199,10 @@ struct LintTests {
         #expect(try Fixtures.policy("spendiq").policy.lint.allow == [.noSessionMax])
     }
 
-    @Test("the README's reference policy is lint-clean")
-    func readmePolicy() throws {
-        let yaml = try #require(DocsTests.blocks("yaml").first)
-        let policy = try PolicyFile.compile(text: yaml, file: "README.md").get().validated
+    @Test("the reference policy of docs/policy-language.md is lint-clean")
+    func referencePolicy() throws {
+        let yaml = try #require(DocsTests.blocks("yaml", in: "docs/policy-language.md").first)
+        let policy = try PolicyFile.compile(text: yaml, file: "docs/policy-language.md").get().validated
         let findings = PolicyLinter.findings(for: policy)
         #expect(findings.warnings.isEmpty && findings.allowed.isEmpty, "\(findings)")
     }

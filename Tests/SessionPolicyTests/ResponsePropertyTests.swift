@@ -25,7 +25,7 @@ struct ResponsePropertyTests {
         return try load(Fixtures.text(file), file: file).filter { $0.id == "failed-prompt-answered" }
     }
 
-    /// The README's example: a failure answered only by a later failure.
+    /// docs/verify.md's example: a failure answered only by a later failure.
     static let strict = """
         properties:
           - id: failure-followed-by-failure

@@ -210,7 +210,7 @@ struct SchemaTests {
                     "./schemas/policy.schema.json": .array([.string("policies/*.yaml")]),
                     "./schemas/scenario.schema.json": .array([.string("examples/*.yaml")]),
                 ]))
-        #expect(DocsTests.readme.contains(#""./schemas/policy.schema.json": ["policies/*.yaml"]"#))
+        #expect(Fixtures.text("docs/editor-support.md").contains(#""./schemas/policy.schema.json": ["policies/*.yaml"]"#))
     }
 
     // MARK: (c) the shipped files validate; bad ones do not
@@ -229,15 +229,19 @@ struct SchemaTests {
         #expect(try Self.errors(Self.scenarioSchema(), Fixtures.text(file)) == [])
     }
 
-    @Test("the README's examples validate")
-    func readmeExamples() throws {
-        let yaml = DocsTests.blocks("yaml")
+    @Test("the documents' examples validate: the policy language's, the scenario files', the README's tour")
+    func documentedExamples() throws {
+        let yaml = DocsTests.blocks("yaml", in: "docs/policy-language.md")
         #expect(try Self.errors(Self.policySchema(), try #require(yaml.first)) == [])
-        #expect(try Self.errors(Self.scenarioSchema(), try #require(yaml.first { $0.contains("scenarios:") })) == [])
+        let scenarios = DocsTests.blocks("yaml", in: "docs/scenario-files.md")
+        #expect(try Self.errors(Self.scenarioSchema(), try #require(scenarios.first { $0.contains("scenarios:") })) == [])
         // The rules example is a fragment of a policy: it validates with a name and version.
         let rules = try #require(yaml.first { $0.contains("rules:") })
         #expect(try Self.errors(Self.policySchema(), "version: 1\nname: p\n" + rules) == [])
-        #expect(throws: Never.self) { try PolicyFile.compile(text: "version: 1\nname: p\n" + rules, file: "README.md").get() }
+        #expect(throws: Never.self) { try PolicyFile.compile(text: "version: 1\nname: p\n" + rules, file: "docs/policy-language.md").get() }
+        let tour = DocsTests.blocks("yaml", in: "README.md")
+        #expect(try Self.errors(Self.policySchema(), try #require(tour.first { $0.contains("version: 1") })) == [])
+        #expect(try Self.errors(Self.scenarioSchema(), try #require(tour.first { $0.contains("scenarios:") })) == [])
     }
 
     static let policyBase = "version: 1\nname: p\n"

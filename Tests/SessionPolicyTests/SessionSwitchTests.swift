@@ -4,7 +4,7 @@ import SessionPolicyYAML
 import Testing
 
 /// A login that ends one session and establishes another (another user, another device) passes
-/// every check a fresh login faces (README "Switching user or device"). Checked on the structure
+/// every check a fresh login faces (docs/how-a-decision-is-made.md, "Switching user or device"). Checked on the structure
 /// of every compiled machine, and on the decisions themselves.
 @Suite("Switching user or device")
 struct SessionSwitchTests {

@@ -70,7 +70,7 @@ struct UserPropertyTests {
             ["biometric_failed/require_biometric", "launch/idp_login", "logout/wipe"], nil
         ),
         // response is strict: a step matching both `when` and `then` does not answer itself
-        // (README, "`responds` is strict")...
+        // (docs/verify.md, "`responds` is strict")...
         (
             "responds: { when: { event: biometric_failed }, then: { event: biometric_failed } }\n    before: { event: logout }",
             ["biometric_failed/require_biometric", "logout/wipe"], 1

@@ -1,5 +1,5 @@
 // `policyctl verify`'s exploration (Verifier.verify) of every policy shipped in `policies/`:
-// wall clock per policy, the figure README "policyctl verify" quotes (goal: under 1 s each).
+// wall clock per policy, the figure docs/verify.md quotes (goal: under 1 s each).
 import Benchmark
 import Foundation
 import SessionPolicy

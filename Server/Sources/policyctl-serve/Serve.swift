@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the policies over HTTP: evaluation, stored sessions, cross-app device sessions.",
         discussion: """
             Every option can also be set by an environment variable (shown in brackets) or a key in the \
-            --config JSON file (README "Configuration"); the command line wins over the environment, \
+            --config JSON file (docs/server-configuration.md); the command line wins over the environment, \
             which wins over the file. Prefer the environment, or files, for secrets: command lines are \
             visible to other users of the machine. Set only in the environment or the file: \
             \(ConfigurationOptions.keysWithoutOption).

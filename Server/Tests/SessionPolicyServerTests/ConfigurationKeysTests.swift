@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configuration
 import Foundation
+import SessionPolicy
 import SessionPolicyServer
 import SessionPolicyTestSupport
 import Testing
@@ -8,7 +9,8 @@ import Testing
 @testable import policyctl_serve
 
 /// `ServerConfiguration.keys`, the one table of the server's keys, and what follows from it: the
-/// options of `policyctl-serve`, the environment variables, the file's keys, the README's table.
+/// options of `policyctl-serve`, the environment variables, the file's keys, the table of
+/// docs/server-configuration.md.
 @Suite("Server configuration keys")
 struct ConfigurationKeysTests {
     typealias Key = ServerConfiguration.Key
@@ -172,28 +174,53 @@ struct ConfigurationKeysTests {
         + "re-record with RECORD_SNAPSHOTS=1 -->"
     static let end = "<!-- end of configuration keys -->"
 
-    @Test("the README's table of configuration keys is the table")
-    func readme() throws {
-        let text = Fixtures.text("README.md")
-        let a = try #require(text.range(of: Self.begin), "README.md has no line \(Self.begin)")
-        let b = try #require(text.range(of: Self.end, range: a.upperBound..<text.endIndex), "README.md has no line \(Self.end)")
+    /// The page that documents the keys.
+    static let page = "docs/server-configuration.md"
+
+    @Test("the table of configuration keys in docs/server-configuration.md is the table")
+    func documentedTable() throws {
+        let text = Fixtures.text(Self.page)
+        let a = try #require(text.range(of: Self.begin), "\(Self.page) has no line \(Self.begin)")
+        let b = try #require(text.range(of: Self.end, range: a.upperBound..<text.endIndex), "\(Self.page) has no line \(Self.end)")
         let table = "\n" + Self.markdownTable()
         if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
             let updated = String(text[..<a.upperBound]) + table + String(text[b.lowerBound...])
-            try updated.write(toFile: Fixtures.path("README.md"), atomically: true, encoding: .utf8)
+            try updated.write(toFile: Fixtures.path(Self.page), atomically: true, encoding: .utf8)
             return
         }
         let stored = String(text[a.upperBound..<b.lowerBound])
         let want = table.split(separator: "\n")
         let have = stored.split(separator: "\n")
         for (i, line) in want.enumerated() where i >= have.count || have[i] != line {
-            Issue.record("README.md's configuration table differs at row \(i + 1) (RECORD_SNAPSHOTS=1 rewrites it):\n  want: \(line)")
+            Issue.record("\(Self.page)'s configuration table differs at row \(i + 1) (RECORD_SNAPSHOTS=1 rewrites it):\n  want: \(line)")
             return
         }
-        #expect(have.count == want.count, "README.md's configuration table has rows the table does not")
+        #expect(have.count == want.count, "\(Self.page)'s configuration table has rows the table does not")
     }
 
-    /// The README's rendering of the table.
+    @Test("the configuration file of docs/server-configuration.md reads as it says: nested or dotted keys, lists as arrays")
+    func documentedFile() async throws {
+        let example = try #require(
+            Shell.block(after: "configuration file example: read by ConfigurationKeysTests", in: Fixtures.text(Self.page)))
+        let c = try await Self.load(file: example)
+        #expect(c.host == "0.0.0.0" && c.port == 8080 && c.policyDirectory == "/etc/sessionpolicy/policies")
+        #expect(c.apps == ["com.example.field-service": "cross-app-device-sso", "com.example.crm": "cross-app-device-sso"])
+        #expect(c.pools.keys.sorted() == ["vendor"])
+        #expect(c.tokenIssuer == "https://sso.example.com/realms/bank" && c.tokenAudience == "sessionpolicy-api")
+        #expect(c.serviceClients == ["sessionpolicy-backend"])
+        #expect(c.decisionLogRetention == TimeSpan(seconds: 30 * 86_400))
+        #expect(c.reloadInterval == .seconds(5))
+        // A list key takes an array, even of one value; a string in its place is refused.
+        let one = try await Self.load(file: #"{"apps": ["com.example.crm:cross-app-device-sso"]}"#)
+        #expect(one.apps == ["com.example.crm": "cross-app-device-sso"])
+        await #expect(throws: ConfigurationError.self) { try await Self.load(file: #"{"apps": "com.example.crm:cross-app-device-sso"}"#) }
+        // Dotted and nested spellings of a key read the same.
+        let dotted = try await Self.load(file: #"{"token.issuer": "https://id.example", "service.clients": ["b"]}"#)
+        let nested = try await Self.load(file: #"{"token": {"issuer": "https://id.example"}, "service": {"clients": ["b"]}}"#)
+        #expect(dotted == nested && dotted.tokenIssuer == "https://id.example")
+    }
+
+    /// docs/server-configuration.md's rendering of the table.
     static func markdownTable() -> String {
         func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
         var out = "| key | what it sets | command line | environment | default |\n|---|---|---|---|---|\n"

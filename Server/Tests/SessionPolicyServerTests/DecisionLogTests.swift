@@ -7,7 +7,7 @@ import SessionPolicyServer
 import SessionPolicyTestSupport
 import Testing
 
-/// The decision log (README, "Decision log"): every stateful decision recorded with the state it
+/// The decision log (docs/decision-log.md): every stateful decision recorded with the state it
 /// produced, read back as a session's history and as a user's decisions for the back end,
 /// purged after its retention, and streamed as JSON lines.
 @Suite("Decision log")

@@ -195,12 +195,12 @@ struct SessionTrustTests {
         }
     }
 
-    @Test("the README's threat model lists every event kind with the server's trust")
+    @Test("docs/threat-model.md lists every event kind with the server's trust")
     func threatModelTable() throws {
-        let readme = Fixtures.text("README.md")
+        let page = Fixtures.text("docs/threat-model.md")
         for kind in EventKind.allCases {
             let trust = EventTrust(kind)
-            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(kind.rawValue)` |") && $0.contains("trust:") }
+            let row = page.split(separator: "\n").first { $0.hasPrefix("| `\(kind.rawValue)` |") && $0.contains("trust:") }
             let line = try #require(row, "no threat-model row for `\(kind.rawValue)`")
             #expect(line.contains("trust: \(trust.rawValue)"), "\(line)")
             #expect(line.contains(trust.userTokenMay ? "user or service token" : "service token only"), "\(line)")

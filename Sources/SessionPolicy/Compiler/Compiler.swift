@@ -1,6 +1,6 @@
 /// Turns a validated policy into the explicit state machine. The order in which transitions
 /// are added per (state, event) is the order their guards are tried; it is documented in the
-/// README ("Order of evaluation").
+/// docs/how-a-decision-is-made.md ("Order of evaluation for a login attempt").
 struct Compiler {
     let validated: ValidatedPolicy
     private var transitions: [Transition] = []
@@ -82,8 +82,8 @@ struct Compiler {
         react(.idpLogin, .unexpectedEvent, from: state)
     }
 
-    /// The device checks, the first transitions of every device event in every state (README
-    /// "Device checks"; server signals have none): integrity, then binding. An IdP login turns
+    /// The device checks, the first transitions of every device event in every state (docs/how-a-decision-is-made.md,
+    /// "The device checks"; server signals have none): integrity, then binding. An IdP login turns
     /// binding into a switch (`addIdP`). This is the only place that adds them.
     private mutating func addDeviceChecks() {
         let p = policy
@@ -226,8 +226,8 @@ struct Compiler {
     /// Places the clock check of a login attempt just before the first check of its chain (from
     /// `start` on) that would decide more permissively than the `clock_rollback` reaction, so a
     /// rolled-back attempt gets the stricter of the two: that reaction, or what the same attempt
-    /// gets at the highest time seen (the checks before it measure time from there, README "Order
-    /// of evaluation"). Another user's rolled-back launch is thus still wiped as another user's.
+    /// gets at the highest time seen (the checks before it measure time from there, docs/how-a-decision-is-made.md,
+    /// "The clock check"). Another user's rolled-back launch is thus still wiped as another user's.
     private mutating func addClockCheck(_ state: MachineState, _ events: [EventKind], after start: Int) {
         let p = policy
         let reaction = react(p.device.clockRollback, .clockRollback, from: state)

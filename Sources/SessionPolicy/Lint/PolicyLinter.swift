@@ -1,5 +1,5 @@
 /// Warnings about policies that are legal but that a security reviewer should look at twice
-/// (`policyctl lint`; the levers are those of the README's "Policy language reference"): levers
+/// (`policyctl lint`; the levers are those of docs/policy-language.md): levers
 /// that make sessions last for ever, weak reactions, limits that are no limits, and levers that
 /// can never decide.
 ///

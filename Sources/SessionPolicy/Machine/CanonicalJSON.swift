@@ -1,4 +1,4 @@
-/// A JSON value written in one way only (README, "The machine document"): object keys sorted
+/// A JSON value written in one way only (docs/machine-format.md, "Canonical form and digest"): object keys sorted
 /// by their UTF-8 bytes, no whitespace, integers only, strings escaped as RFC 8785 does (`\"`,
 /// `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control characters as `\u00xx`, everything else as
 /// itself). Two equal values render to the same bytes, so a digest of the rendering names the value.

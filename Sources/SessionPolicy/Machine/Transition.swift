@@ -48,7 +48,7 @@ package enum Guard: Sendable, Hashable {
     /// The event switches the session (another user, another device) and `inner` holds for the
     /// event judged against the session cleared, as from `signed_out`. The transitions that end
     /// one session and establish another are these: a switch passes every check a fresh login
-    /// faces (README "Switching user or device").
+    /// faces (docs/how-a-decision-is-made.md, "Switching user or device").
     indirect case switched(SessionSwitch, Guard)
 }
 

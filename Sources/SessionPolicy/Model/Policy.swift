@@ -1,4 +1,4 @@
-/// A session policy as written: every lever (README "The policy file") with its value and,
+/// A session policy as written: every lever (docs/policy-language.md) with its value and,
 /// where the file set it, the place it was set. Read one with `PolicyLoader` (from syntax) or
 /// build one in code; `PolicyValidator` turns it into a `ValidatedPolicy`, which compiles.
 public struct Policy: Sendable, Codable, Equatable {

@@ -91,8 +91,8 @@ package struct Version: Sendable, Hashable, Comparable, Codable {
 
 /// A custom rule (`rules:`): on some events, when a condition holds, restrict the session.
 ///
-/// Rules only restrict: they run after every built-in lever that could deny (see the README's
-/// "Order of evaluation") and cannot say `allow`, so no rule can undo a revocation or a limit.
+/// Rules only restrict: they run after every built-in lever that could deny (see
+/// docs/how-a-decision-is-made.md, "Order of evaluation for a login attempt") and cannot say `allow`, so no rule can undo a revocation or a limit.
 public struct Rule: Sendable, Equatable, Codable {
     /// Unique name, used in explanations and coverage.
     public var name: String

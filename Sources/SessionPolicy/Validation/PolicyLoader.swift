@@ -1,5 +1,4 @@
-/// Reads and validates a policy from located syntax (the levers of the README's "Policy language
-/// reference"). Every problem in the file is reported, each with its place and a hint.
+/// Reads and validates a policy from located syntax (the levers of docs/policy-language.md). Every problem in the file is reported, each with its place and a hint.
 package enum PolicyLoader {
     /// How a policy file starts: the hint for an empty file or one that is not a mapping.
     package static let start =

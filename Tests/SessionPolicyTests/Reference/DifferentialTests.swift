@@ -418,7 +418,7 @@ struct DifferentialTests {
 
         let first = c.events.first?.time ?? SequenceGenerator.start
         var y = "# Reproducer written by DifferentialTests (issue 16): the engine and the reference model\n"
-        y += "# (written from README/docs) disagree at the last step, which expects the model's outcome.\n"
+        y += "# (written from docs/) disagree at the last step, which expects the model's outcome.\n"
         y += "# differing: \(m.fields.joined(separator: ", "))\n"
         y += "# engine: \(describe(m.engine))\n"
         y += "# model:  \(describe(m.model))\n"

@@ -1,18 +1,18 @@
 import Foundation
 import SessionPolicy
 
-// An independent reference model of SessionPolicy's decisions, written from the documents only:
-// README "Policy language reference", "Attributes and rules", "How a decision is made",
-// "Session state, events and outcomes"; docs/machine-format.md "Evaluating an event",
-// "String equality", "Reading a state and an event"; docs/reasons.md. It does not use the
-// compiler, the compiled machine or the evaluator: it reads the policy's levers and walks the
-// README's lists in their order. Clarity over speed.
+// An independent reference model of SessionPolicy's decisions, written from the documents only
+// (then in the README, now in docs/): docs/policy-language.md (with "Attributes and rules"),
+// docs/how-a-decision-is-made.md, docs/state-events-outcomes.md; docs/machine-format.md
+// "Evaluating an event", "String equality", "Reading a state and an event"; docs/reasons.md. It
+// does not use the compiler, the compiled machine or the evaluator: it reads the policy's levers
+// and walks the documents' lists in their order. Clarity over speed.
 //
 // Where the documents are silent or ambiguous the model picks a reading and says so in a
 // comment starting with `AMBIGUITY:`; each is listed in the report of issue 16.
 
 /// What the model decides for one event. `message` is nil where no document fixes it (a rule
-/// without `message:`); `transition` is -1 for `invalid_event` (fixed by the README) and nil
+/// without `message:`); `transition` is -1 for `invalid_event` (fixed by docs/how-a-decision-is-made.md) and nil
 /// otherwise (the id is the engine's own).
 struct ModelOutcome: Equatable, Sendable {
     var decision: Decision?
@@ -24,13 +24,13 @@ struct ModelOutcome: Equatable, Sendable {
     var noticeDelay: TimeSpan?
     var state: SessionState
     var transition: Int?
-    /// Fields the documents do not fix for this outcome (README silent or ambiguous): the
+    /// Fields the documents do not fix for this outcome (the documents silent or ambiguous): the
     /// comparison leaves them out. Each is an `AMBIGUITY:` below and in the report of issue 16.
     var unspecified: Set<String> = []
 }
 
 /// The built-in messages, as docs/reasons.md lists them (`invalid_event` is built from the
-/// README's text instead).
+/// text of docs/how-a-decision-is-made.md instead).
 let referenceMessages: [String: String] = [
     "within_limits": "the session is within the policy's limits",
     "biometric_verified": "biometric verification succeeded",
@@ -138,11 +138,11 @@ struct ReferenceModel {
         let step = Decide(model: self, s: s, e: e, highest: highest, now: now)
         let d = step.decide()
 
-        // What every outcome adds (README "How a decision is made", "Read-only"; reasons.md "Notices").
+        // What every outcome adds (docs/how-a-decision-is-made.md, "Read-only"; reasons.md "Notices").
         var notices = d.notices
         if e.network == .offline, d.decision == .idpLogin || d.decision == .wipe { notices.insert(.networkRequired) }
         if d.next.readOnly { notices.insert(.readOnly) }
-        // README: "`auth_mode` is set on every `idp_login` decision to the mode the session
+        // docs/how-a-decision-is-made.md: "`auth_mode` is set on every `idp_login` decision to the mode the session
         // recorded before the event (none when it recorded none), except for `register`".
         let mode: AuthMode? = d.decision == .idpLogin && d.usesPreviousMode ? s.authMode : nil
         let scope: Scope? = d.namesScope ? scopeFor(mode: d.next.authMode, keystore: e.device.keystore) : nil
@@ -169,7 +169,7 @@ struct ReferenceModel {
 
     /// The first problem of an event that cannot be judged, or nil.
     func incompleteProblem(_ e: Event) -> String? {
-        // The facts each kind needs, in the README's order `network`, `auth_mode`, `app_id`, `user`, `cause`.
+        // The facts each kind needs, in the documented order `network`, `auth_mode`, `app_id`, `user`, `cause`.
         let needs: [(String, Bool)]
         switch e.kind {
         case .launch, .resume, .register: needs = [("network", e.network != nil)]
@@ -430,7 +430,7 @@ struct Decide {
     }
 
     /// The cleared session a wipe leaves: only `highest_time`.
-    /// README "What each transition writes": a wipe keeps the highest time seen and the
+    /// docs/how-a-decision-is-made.md, "What each transition writes": a wipe keeps the highest time seen and the
     /// device's biometric lock.
     var wiped: SessionState {
         SessionState(state: .signedOut, highestTime: moved.highestTime, biometricLocked: moved.biometricLocked)
@@ -475,7 +475,7 @@ struct Decide {
         react(r.then, reason, delay: r.noticeDelay)
     }
 
-    /// README "What each transition writes": an accepted IdP login or an adoption.
+    /// docs/how-a-decision-is-made.md, "What each transition writes": an accepted IdP login or an adoption.
     func establish(from base: SessionState, mode: AuthMode?, readOnly: Bool, state: MachineState? = nil) -> SessionState {
         var n = SessionState()
         n.user = e.user ?? base.user
@@ -493,7 +493,7 @@ struct Decide {
         return n
     }
 
-    /// README "Expected events by state": `idp_login`, `unexpected_event`; `signed_out` stays,
+    /// docs/how-a-decision-is-made.md, "Expected events by state": `idp_login`, `unexpected_event`; `signed_out` stays,
     /// every other state goes to `awaiting_idp`; nothing but the name and `highest_time` changes.
     func unexpected() -> Decided { idp(.unexpectedEvent) }
 
@@ -574,7 +574,7 @@ struct Decide {
         }
     }
 
-    /// README "Events in each state", `biometric_enrollment_changed`.
+    /// docs/how-a-decision-is-made.md, "Events in each state", `biometric_enrollment_changed`.
     func enrollmentChanged() -> Decided {
         let r = policy.signals.biometricEnrollmentChanged
         guard s.state != .signedOut else {
@@ -613,7 +613,7 @@ struct Decide {
         }
         var n = moved
         n.failures.biometric = Self.plusOne(count)
-        // README "What an outcome carries": the re-prompt names the scope.
+        // docs/state-events-outcomes.md, "What an outcome carries": the re-prompt names the scope.
         return Decided(decision: .requireBiometric, reason: .biometricFailed, namesScope: true, next: n)
     }
 
@@ -665,7 +665,7 @@ struct Decide {
 
     // MARK: The login attempt
 
-    /// README "Order of evaluation for a login attempt", steps 3-13 (steps 1-2 are the device
+    /// docs/how-a-decision-is-made.md, "Order of evaluation for a login attempt", steps 3-13 (steps 1-2 are the device
     /// checks above), with the clock check where "How a decision is made" places it.
     func loginAttempt(verified: Bool) -> Decided {
         typealias Step = (decision: Decision, check: () -> Decided?)
@@ -791,7 +791,7 @@ struct Decide {
         case .idpLogin?: n.state = .awaitingIdP
         case .requireBiometric?:
             n.state = .awaitingBiometric
-            // README "What an outcome carries": a rule's `require_biometric` names the scope.
+            // docs/state-events-outcomes.md, "What an outcome carries": a rule's `require_biometric` names the scope.
             namesScope = true
         case .allow?, nil:
             markReadOnly(&n)  // not allowed on a login attempt by the validator
@@ -816,7 +816,7 @@ struct Decide {
 
     // MARK: The IdP login
 
-    /// README "Order of evaluation for an IdP login" and "Switching user or device".
+    /// docs/how-a-decision-is-made.md, "Order of evaluation for an IdP login" and "Switching user or device".
     func idpLogin() -> Decided {
         if s.state.hasSession {
             if policy.device.bindSession, let bound = s.device, let other = e.device.id, !sameScalars(bound, other) {
@@ -838,7 +838,7 @@ struct Decide {
                 if s.state != .signedOut { n.state = .awaitingIdP }
                 return ruleDecided(i, next: n)
             case nil:
-                // README "What an outcome carries": accepted read-only, decision `allow`, with the
+                // docs/state-events-outcomes.md, "What an outcome carries": accepted read-only, decision `allow`, with the
                 // rule's reason, message, notices and delay.
                 var d = ruleDecided(i, next: establish(from: base, mode: e.authMode, readOnly: true))
                 d.decision = .allow
@@ -889,16 +889,16 @@ struct Decide {
         return Decided(decision: nil, reason: .tokenRefreshed, next: accepted)
     }
 
-    /// README "Cross-app device sessions".
+    /// docs/policy-language.md, "Cross-app device sessions".
     func adoption() -> Decided {
         let c = policy.crossApp
         guard c.adopt != .never, let app = e.appID, c.apps.contains(where: { sameScalars($0, app) }) else {
             return idp(.crossAppNotAllowed)
         }
-        // AMBIGUITY: the README gives the adopted session mode `biometric` (`require_biometric`)
-        // or `none` (`allow`); machine-format's `establish` would take the event's `auth_mode`
-        // when it reports one. The model follows the README.
-        // README "What an outcome carries": an adoption names the scope of the mode it records.
+        // AMBIGUITY (settled since): docs/policy-language.md gives the adopted session mode
+        // `biometric` (`require_biometric`) or `none` (`allow`); machine-format's `establish`
+        // took the event's `auth_mode` when it reported one. The model follows policy-language.md.
+        // docs/state-events-outcomes.md, "What an outcome carries": an adoption names the scope of the mode it records.
         // "after an enrollment change, an adoption behind a prompt asks for an IdP login".
         if c.adopt == .requireBiometric && s.biometricLocked { return idp(.biometricEnrollmentChanged) }
         let fresh = SessionState()

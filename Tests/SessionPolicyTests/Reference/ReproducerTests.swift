@@ -4,7 +4,7 @@ import SessionPolicyTestSupport
 import Testing
 
 /// The minimal scenarios the differential tests found (Tests/Fixtures/reference-diff: each a
-/// policy and a scenario file, shrunk, with the README lines that decide it), kept as regression
+/// policy and a scenario file, shrunk, with the lines of the reference that decide it), kept as regression
 /// tests: every one passes on the engine.
 @Suite("Reference reproducers")
 struct ReproducerTests {

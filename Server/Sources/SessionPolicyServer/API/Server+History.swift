@@ -4,7 +4,7 @@ import SessionPolicy
 import SessionPolicyDelivery
 
 /// The decision log, read: a session's history for its user (or the back end), and a user's
-/// decisions across policies and devices for the back end (README, "Decision log").
+/// decisions across policies and devices for the back end (docs/decision-log.md).
 extension Server {
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}/history`: the session's decisions,
     /// newest first, a page at a time (`limit`, `before`); the user's own token or a service token.

@@ -51,7 +51,7 @@ extension Server {
                 .forbidden, .forbidden,
                 "a user token may not report `\(event.kind.rawValue)`: it establishes or extends a session (\(trust.rawValue))",
                 help:
-                    "the back end that saw it happen posts it with a service token (`service.hs256.secret`, `service.es256.public.key` or `service.clients`), or the app sends its ID token beside an `idp_login_succeeded` (`id_token`, with `id.token.audience` set); see the threat model in the README"
+                    "the back end that saw it happen posts it with a service token (`service.hs256.secret`, `service.es256.public.key` or `service.clients`), or the app sends its ID token beside an `idp_login_succeeded` (`id_token`, with `id.token.audience` set); see the threat model, docs/threat-model.md"
             )
         }
         // The path names the session: an event about another user or device does not belong here.

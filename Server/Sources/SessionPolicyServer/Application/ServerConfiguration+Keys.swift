@@ -1,6 +1,6 @@
 /// The configuration keys of the server, in one table. Everything else follows from it: the
 /// options of `policyctl-serve` and their `--help`, the `SESSIONPOLICY_*` environment
-/// variables, the keys of the JSON file, the README's table (a test holds it equal), which
+/// variables, the keys of the JSON file, the table of docs/server-configuration.md (a test holds it equal), which
 /// values are secret, and where an error says a bad value came from.
 extension ServerConfiguration {
     /// One configuration key: its name (dot-separated, as in the JSON file), the type of its
@@ -75,7 +75,7 @@ extension ServerConfiguration {
         public var components: [String] { name.split(separator: ".").map(String.init) }
     }
 
-    /// Every key the server reads, in the README's order. A new key is one line here and its
+    /// Every key the server reads, in the documented table's order. A new key is one line here and its
     /// use in `init(config:)`.
     public static let keys: [Key] = [
         Key("host", .string, default: "127.0.0.1", "Address to listen on"),

@@ -4,8 +4,8 @@ public import SessionPolicy
 /// event kind. The principle: a user's token may report what a device knows, and nothing that
 /// establishes or extends a session; that needs the back end's own credential (a service token),
 /// because only the back end saw the IdP login or the refresh happen. Events that can only end,
-/// restrict or count against a session may come from either. The README's table is this one
-/// (a test keeps them equal).
+/// restrict or count against a session may come from either. The table of docs/threat-model.md is
+/// this one (a test keeps them equal).
 public enum EventTrust: String, Sendable, CaseIterable {
     /// Something only the device knows (it was launched, resumed, sent to the background, a
     /// biometric prompt passed): the user's token or a service token.
