@@ -36,14 +36,16 @@ public enum Shell {
     }
 
     /// Runs `script` with `bash -e -u -o pipefail` in `directory`, the folders of `binaries` first
-    /// on the `PATH` and `environment` added. The script runs in a session of its own (`setsid`),
-    /// whose processes are ended when the script ends or after `timeout` seconds, so a server it
-    /// left running in the background stops with it. Standard output and error are files in
-    /// `directory` while it runs, so a background process that keeps them open cannot hold the
-    /// test.
+    /// on the `PATH` and `environment` added. The script runs in a session of its own (`setsid`)
+    /// whose leader, once the script ends, stops what it left running (a server in the
+    /// background) before it exits itself; after `timeout` seconds the whole session is killed.
+    /// Standard output and error are files in `directory` while it runs, so a background process
+    /// that keeps them open cannot hold the test. It waits without holding a thread: a test that
+    /// blocked one of the few threads of Swift's cooperative pool for the script's duration
+    /// would stall the other tests' tasks.
     public static func run(
         _ script: String, in directory: URL, binaries: [String], environment: [String: String] = [:], timeout: Double
-    ) throws -> Result {
+    ) async throws -> Result {
         let id = UUID().uuidString
         let scriptFile = directory.appendingPathComponent(".script-\(id).sh")
         let groupFile = directory.appendingPathComponent(".group-\(id)")
@@ -61,16 +63,26 @@ public enum Shell {
         let folders = binaries.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
         env["PATH"] = (folders + [env["PATH"] ?? "/usr/bin:/bin"]).joined(separator: ":")
         env.merge(environment) { $1 }
-        let process = Process()
-        // setsid forks; the new session's leader writes its id (its process id), closes every
-        // descriptor but the standard three (Foundation learns that a child ended when the last
-        // copy of a socket the child inherits closes, so a server left running must not hold
-        // one), and becomes the script's bash: the whole session can be ended by that id.
+        // setsid forks a new session's leader, which writes its id (its process id, the session's
+        // process group), closes every descriptor but the standard three (Foundation learns that
+        // a child ended when the last copy of a socket the child inherits closes, so a server
+        // left running must not hold one) and runs the script. When the script ends, the leader,
+        // still alive so that its group's id cannot be reused, sends SIGTERM to its group and
+        // waits up to 10 s for the rest of it to stop (`pgrep -c` counts the leader alone then).
         let leader = """
             echo $$ > "$0"
             for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null; fi; done
-            exec bash -e -u -o pipefail "$1"
+            status=0
+            bash -e -u -o pipefail "$1" || status=$?
+            trap '' TERM
+            kill -TERM 0 2>/dev/null
+            for i in $(seq 100); do
+              if [ "$(pgrep -c -g $$)" -le 1 ]; then break; fi
+              sleep 0.1
+            done
+            exit $status
             """
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["--fork", "--wait", "bash", "-c", leader, groupFile.path, scriptFile.path]
         process.currentDirectoryURL = directory
@@ -80,20 +92,16 @@ public enum Shell {
         process.standardError = err
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
+        while process.isRunning && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
         let timedOut = process.isRunning
-        let group = (try? String(contentsOf: groupFile, encoding: .utf8)).flatMap {
-            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        if timedOut {
+            // The leader is still waiting for the script, so its group is still the script's.
+            let group = (try? String(contentsOf: groupFile, encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            if let group, group > 1 { kill(-group, SIGKILL) } else { process.terminate() }
         }
-        if let group, group > 1 {
-            kill(-group, timedOut ? SIGKILL : SIGTERM)
-            process.waitUntilExit()
-            usleep(200_000)
-            kill(-group, SIGKILL)
-        } else {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        while process.isRunning { try await Task.sleep(nanoseconds: 50_000_000) }
         return Result(
             status: timedOut ? -1 : process.terminationStatus,
             stdout: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",

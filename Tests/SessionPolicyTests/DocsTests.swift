@@ -91,7 +91,7 @@ struct DocsTests {
     /// The README's tour as a reader follows it: its files written as the markers above them name
     /// them, then its commands run by bash with the built `policyctl` first on the `PATH`.
     @Test("the README's five-minute tour runs as written", .enabled(if: CLI.binary != nil && Shell.has("bash")))
-    func tour() throws {
+    func tour() async throws {
         let dir = try Fixtures.temporaryDirectory("tour")
         defer { try? FileManager.default.removeItem(at: dir) }
         let files = Self.readme.matches(of: /<!-- tour file: ([^ ]+) -->/).map { String($0.1) }
@@ -101,7 +101,7 @@ struct DocsTests {
             try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         let commands = try #require(Shell.block(after: "tour commands", in: Self.readme))
-        let r = try Shell.run(commands, in: dir, binaries: [try #require(CLI.binary)], timeout: 600)
+        let r = try await Shell.run(commands, in: dir, binaries: [try #require(CLI.binary)], timeout: 600)
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.contains("1 passed, 0 failed"), "\(r.stdout)")
         #expect(r.stdout.contains("proved") && !r.stdout.contains("violated"), "\(r.stdout)")

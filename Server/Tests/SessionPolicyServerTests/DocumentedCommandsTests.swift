@@ -31,11 +31,11 @@ struct DocumentedCommandsTests {
     @Test(
         "the README's server quick start runs as written: secrets, the server, two tokens, a login, a launch, the history",
         .enabled(if: ready))
-    func quickStart() throws {
+    func quickStart() async throws {
         let dir = try Self.folder("quick-start")
         defer { try? FileManager.default.removeItem(at: dir) }
         let block = try #require(Shell.block(after: "server quick start", in: Fixtures.text("README.md")))
-        let r = try Shell.run(block, in: dir, binaries: Self.binaries, timeout: 180)
+        let r = try await Shell.run(block, in: dir, binaries: Self.binaries, timeout: 180)
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)\n\(Self.log(dir))")
         let replies = Self.objects(r.stdout)
         try #require(replies.count == 3, "\(r.stdout)\n\(r.stderr)\n\(Self.log(dir))")
@@ -64,7 +64,7 @@ struct DocumentedCommandsTests {
     @Test(
         "docs/backup-and-restore.md: an online SQLite backup, its restore, and the revocations re-applied from the decision log",
         .enabled(if: ready && Shell.has("sqlite3") && Shell.has("jq")))
-    func backupAndRestore() throws {
+    func backupAndRestore() async throws {
         let dir = try Self.folder("backup")
         defer { try? FileManager.default.removeItem(at: dir) }
         let page = Fixtures.text("docs/backup-and-restore.md")
@@ -72,6 +72,7 @@ struct DocumentedCommandsTests {
         let restore = try #require(Shell.block(after: "restore: sqlite", in: page))
         let reapply = try #require(Shell.block(after: "reapply revocations", in: page))
         let start = """
+            rm -f server.out
             policyctl-serve --policies policies --port 0 --decision-log decisions.jsonl \\
               --hs256-secret-file user.secret --service-hs256-secret-file service.secret > server.out 2>> server.log &
             SERVER=$!
@@ -121,7 +122,7 @@ struct DocumentedCommandsTests {
 
             """
         let script = [secrets, start, post, logins, backup, revocations, restore, start, restored, reapply, reapplied].joined()
-        let r = try Shell.run(script, in: dir, binaries: Self.binaries, timeout: 240)
+        let r = try await Shell.run(script, in: dir, binaries: Self.binaries, timeout: 240)
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)\n\(Self.log(dir))")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("ok"), "integrity check: \(r.stdout)")
