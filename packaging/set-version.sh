@@ -4,7 +4,7 @@
 # The VERSION file at the repository root is the one source; what cannot read it holds a copy,
 # and this script writes each:
 #   VERSION                                         0.3.0
-#   Sources/SessionPolicy/SessionPolicyVersion.swift  SessionPolicyVersion.current, which
+#   Sources/SessionPolicy/SessionPolicyRelease.swift  SessionPolicyRelease.version, which
 #                                                   policyctl, policyctl-serve and
 #                                                   policyctl-sessions print for --version
 #   runtimes/js/package.json                        "version" (npm pack)
@@ -31,8 +31,8 @@ rewrite() {
 }
 
 printf '%s\n' "$new" > VERSION
-rewrite Sources/SessionPolicy/SessionPolicyVersion.swift \
-    "s/^(    public static let current = \")[^\"]*(\")$/\\1$new\\2/"
+rewrite Sources/SessionPolicy/SessionPolicyRelease.swift \
+    "s/^(    public static let version = \")[^\"]*(\")$/\\1$new\\2/"
 # The package's own version: the top-level member, two spaces in.
 rewrite runtimes/js/package.json "s/^(  \"version\": \")[^\"]*(\",?)$/\\1$new\\2/"
 awk -v new="$new" '
@@ -46,9 +46,9 @@ awk -v new="$new" '
 mv CHANGELOG.md.tmp CHANGELOG.md
 
 # Each place now says the new version, or this script no longer knows how to write it.
-grep -q "public static let current = \"$new\"" Sources/SessionPolicy/SessionPolicyVersion.swift \
-    || { echo "error: Sources/SessionPolicy/SessionPolicyVersion.swift was not updated" >&2; exit 1; }
+grep -q "public static let version = \"$new\"" Sources/SessionPolicy/SessionPolicyRelease.swift \
+    || { echo "error: Sources/SessionPolicy/SessionPolicyRelease.swift was not updated" >&2; exit 1; }
 grep -q "^  \"version\": \"$new\"" runtimes/js/package.json \
     || { echo "error: runtimes/js/package.json was not updated" >&2; exit 1; }
 grep -q "^## $new (unreleased)$" CHANGELOG.md || { echo "error: CHANGELOG.md was not updated" >&2; exit 1; }
-echo "$old -> $new: VERSION, Sources/SessionPolicy/SessionPolicyVersion.swift, runtimes/js/package.json, CHANGELOG.md"
+echo "$old -> $new: VERSION, Sources/SessionPolicy/SessionPolicyRelease.swift, runtimes/js/package.json, CHANGELOG.md"

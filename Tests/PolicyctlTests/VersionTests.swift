@@ -19,9 +19,9 @@ struct VersionTests {
         #expect(Self.version.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?/) != nil, "`\(Self.version)`")
     }
 
-    @Test("the libraries' SessionPolicyVersion.current is VERSION")
+    @Test("the libraries' SessionPolicyRelease.version is VERSION")
     func libraries() {
-        #expect(SessionPolicyVersion.current == Self.version, "\(Self.fix)")
+        #expect(SessionPolicyRelease.version == Self.version, "\(Self.fix)")
     }
 
     @Test("policyctl --version prints VERSION")
@@ -35,16 +35,16 @@ struct VersionTests {
     /// (`PackageFilesTests`). Here: each shipped executable's command takes its version from the
     /// constant, and no source writes a version of its own.
     @Test(
-        "every shipped executable takes --version from SessionPolicyVersion.current",
+        "every shipped executable takes --version from SessionPolicyRelease.version",
         arguments: ["Sources/policyctl", "Server/Sources/policyctl-serve", "Server/Sources/policyctl-sessions"])
     func executables(_ folder: String) throws {
         let files = SourceScan.swiftFiles(under: folder)
         let main = try #require(files.first { $0.text.contains("@main") }, "no @main in \(folder)")
-        #expect(
-            main.text.contains("version: SessionPolicyVersion.current"),
-            "\(main.path): give its CommandConfiguration `version: SessionPolicyVersion.current`")
+        let usesTheConstant = main.text.contains("version: SessionPolicyRelease.version")
+        #expect(usesTheConstant, "\(main.path): give its CommandConfiguration `version: SessionPolicyRelease.version`")
         for file in files {
-            #expect(file.text.firstMatch(of: /version: "[0-9]/) == nil, "\(file.path) writes a version of its own")
+            let ownVersion = file.text.firstMatch(of: /version: "[0-9][^"]*"/).map { String($0.0) }
+            #expect(ownVersion == nil, "\(file.path) writes a version of its own")
         }
     }
 
@@ -79,7 +79,7 @@ struct VersionTests {
     func setVersion() throws {
         let dir = try Fixtures.temporaryDirectory("set-version")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let places = ["VERSION", "Sources/SessionPolicy/SessionPolicyVersion.swift", "runtimes/js/package.json", "CHANGELOG.md"]
+        let places = ["VERSION", "Sources/SessionPolicy/SessionPolicyRelease.swift", "runtimes/js/package.json", "CHANGELOG.md"]
         for path in places + ["packaging/set-version.sh"] {
             let to = dir.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -94,7 +94,7 @@ struct VersionTests {
         #expect(process.terminationStatus == 0)
         func text(_ path: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(path), encoding: .utf8) }
         #expect(try text("VERSION") == "98.76.54\n")
-        #expect(try text(places[1]).contains("public static let current = \"98.76.54\""))
+        #expect(try text(places[1]).contains("public static let version = \"98.76.54\""))
         #expect(try text(places[2]).contains("\n  \"version\": \"98.76.54\",\n"))
         #expect(try text(places[3]).split(separator: "\n").first { $0.hasPrefix("## ") } == "## 98.76.54 (unreleased)")
         // Nothing else changed: the Swift constant and the npm version are replaced; the

@@ -26,7 +26,7 @@ struct Serve: AsyncParsableCommand {
             signal). Logs are logfmt lines on standard error.
             Exit codes: 0 stopped; 2 invalid configuration, or the store cannot be opened; 64 usage error.
             """,
-        version: SessionPolicyVersion.current)
+        version: SessionPolicyRelease.version)
 
     /// One option per configuration key, from `ServerConfiguration.keys`.
     @OptionGroup var options: ConfigurationOptions

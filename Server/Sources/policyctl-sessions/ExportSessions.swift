@@ -23,7 +23,7 @@ struct ExportSessions: AsyncParsableCommand {
             `policyctl history` reads them.
             Exit codes: 0 done; 2 the storage URL is invalid or the store cannot be read; 64 usage error.
             """,
-        version: SessionPolicyVersion.current)
+        version: SessionPolicyRelease.version)
 
     @Option(help: "The server's storage: sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=require].")
     var storage: String
