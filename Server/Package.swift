@@ -89,6 +89,7 @@ let package = Package(
             name: "policyctl-sessions",
             dependencies: [
                 "SessionPolicyServer",
+                .product(name: "SessionPolicy", package: "SessionPolicy"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -14,7 +14,7 @@ struct PolicyCtl: AsyncParsableCommand {
             Exit codes: 0 success; 1 a scenario failed (check), or a warning with --strict (lint); \
             2 invalid input (a policy, scenario, state or event does not load); 64 usage error.
             """,
-        version: "0.2.0",
+        version: SessionPolicyRelease.version,
         subcommands: [
             Check.self, Lint.self, Verify.self, Diff.self, Eval.self, Explain.self, Compile.self, Sign.self, Inspect.self, History.self,
             ServeLauncher.self, Token.self,

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Builds the Java runtime and runs its tests, the conformance suite included.
 #   runtimes/java/test.sh            (from any directory)
-# Compiles the library with --release 11 into build/sessionpolicy.jar (library only), compiles
-# the tests, runs JUnit 5, prints "envelope vectors: N passed, N failed" (the signed-machine
-# vectors, envelopes.jsonl and keys.jsonl) and "conformance vectors: N passed, N failed" last, and
-# exits non-zero on any failure. Needs a JDK (11 or later) and JUnit 5's console launcher
-# (Debian: apt-get install -y default-jdk-headless junit5). The library itself has no dependency.
+# Builds the library with build.sh (build/sessionpolicy-VERSION.jar, its sources jar and POM),
+# compiles the tests against that jar in a folder of this run's own (removed at the end), runs
+# JUnit 5, prints "envelope vectors: N passed, N failed" (the signed-machine vectors,
+# envelopes.jsonl and keys.jsonl) and "conformance vectors: N passed, N failed" last, and exits
+# non-zero on any failure. Needs a JDK (11 or later) and JUnit 5's console launcher (Debian:
+# apt-get install -y default-jdk-headless junit5). The library itself has no dependency.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,20 +31,22 @@ if [ ! -d "$spec/machines" ] || [ ! -d "$spec/vectors" ]; then
     exit 2
 fi
 
-build="$here/build"
-rm -rf "$build"
-mkdir -p "$build/classes" "$build/test-classes"
+echo "== building the library (build.sh: --release 11)"
+"$here/build.sh"
+library="$here/build/sessionpolicy-$(cat "$here/../../VERSION").jar"
 
-echo "== compiling the library (--release 11)"
-# AndroidX's nullability annotations, compile-time only (compile-only/: not in the jar).
-mkdir -p "$build/compile-only"
-javac --release 11 -encoding UTF-8 -d "$build/compile-only" $(find "$here/compile-only" -name '*.java')
-find "$here/src" -name '*.java' > "$build/sources.txt"
-javac --release 11 -Xlint:all -Werror -encoding UTF-8 -cp "$build/compile-only" -d "$build/classes" @"$build/sources.txt"
-jar --create --file "$build/sessionpolicy.jar" -C "$build/classes" .
-echo "   $build/sessionpolicy.jar ($(wc -c < "$build/sessionpolicy.jar") bytes)"
+# This run's own folder: test classes, summaries, Kotlin's output. Another run's stays untouched.
+mkdir -p "$here/build"
+build=$(mktemp -d "$here/build/.test.XXXXXX")
+trap 'rm -rf "$build"' EXIT INT TERM
+mkdir -p "$build/compile-only" "$build/test-classes"
+# The library copied into this run's folder, so that a build.sh of another command meanwhile
+# does not change the jar under these tests.
+cp "$library" "$build/sessionpolicy.jar"
 
 echo "== compiling the tests"
+# AndroidX's nullability annotations, compile-time only.
+javac --release 11 -encoding UTF-8 -d "$build/compile-only" $(find "$here/compile-only" -name '*.java')
 find "$here/test" -name '*.java' > "$build/test-sources.txt"
 javac --release 11 -encoding UTF-8 -d "$build/test-classes" -cp "$build/sessionpolicy.jar:$build/compile-only:$junit" @"$build/test-sources.txt"
 

@@ -25,7 +25,8 @@ struct Serve: AsyncParsableCommand {
             SIGTERM or SIGINT stops it gracefully (logged: `stopping` and `stopped`, with the \
             signal). Logs are logfmt lines on standard error.
             Exit codes: 0 stopped; 2 invalid configuration, or the store cannot be opened; 64 usage error.
-            """)
+            """,
+        version: SessionPolicyRelease.version)
 
     /// One option per configuration key, from `ServerConfiguration.keys`.
     @OptionGroup var options: ConfigurationOptions

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SessionPolicy
 import SessionPolicyServer
 
 /// `policyctl-sessions`: the stored sessions of one policy as JSON lines, read-only. What
@@ -21,7 +22,8 @@ struct ExportSessions: AsyncParsableCommand {
             (--limit, newest first; --policy and --device narrow them), one record per line, as \
             `policyctl history` reads them.
             Exit codes: 0 done; 2 the storage URL is invalid or the store cannot be read; 64 usage error.
-            """)
+            """,
+        version: SessionPolicyRelease.version)
 
     @Option(help: "The server's storage: sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=require].")
     var storage: String
