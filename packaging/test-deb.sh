@@ -69,8 +69,11 @@ done < <(setting EnvironmentFile)
 as_service() { $SUDO setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs "$@"; }
 if as_service cat /etc/sessionpolicy/secrets.env >/dev/null 2>&1; then fail "the service's user can read secrets.env"; fi
 $SUDO install -d -m 0700 -o nobody -g nogroup "$state_dir"
-# (cd and umask in a shell that then becomes the server: exec keeps its process id.)
-as_service env -i PATH=/usr/bin:/bin "${env_args[@]}" SESSIONPOLICY_PORT=0 \
+# setpriv, env and a shell for cd and umask each exec the next, so $! is the server itself
+# (with sudo, sudo's, which passes signals on). Not through as_service: a shell function in the
+# background is a subshell of its own, and $! would be that subshell's.
+$SUDO setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs \
+  env -i PATH=/usr/bin:/bin "${env_args[@]}" SESSIONPOLICY_PORT=0 \
   sh -c 'cd "$1" && umask "$2" && shift 2 && exec "$@"' sh "$state_dir" "$umask_value" $exec_start \
   >"$WORK/serve.out" 2>"$WORK/serve.log" &
 PID=$!
@@ -82,7 +85,8 @@ for _ in $(seq 300); do
   sleep 0.1
 done
 [ -n "$PORT" ] || { cat "$WORK/serve.log" >&2; fail "the server did not say where it listens"; }
-echo "   $(head -1 "$WORK/serve.out"), as user $(ps -o user= -p "$(pgrep -n -x policyctl-serve -u nobody)")"
+server_pid=$(pgrep -n -x policyctl-serve -u nobody)
+echo "   $(head -1 "$WORK/serve.out"), as user $(ps -o user= -p "$server_pid"), process $server_pid"
 
 echo "== /healthz and one decision"
 health=$(curl -s -o "$WORK/health.json" -w '%{http_code}' "http://127.0.0.1:$PORT/healthz")
@@ -105,6 +109,7 @@ $SUDO kill -TERM "$PID"
 code=0; wait "$PID" || code=$?
 PID=
 [ "$code" = 0 ] || { cat "$WORK/serve.log" >&2; fail "the server exited $code on SIGTERM"; }
+if kill -0 "$server_pid" 2>/dev/null; then fail "the server (process $server_pid) still runs after SIGTERM"; fi
 grep -q 'msg=stopped' "$WORK/serve.log" || { cat "$WORK/serve.log" >&2; fail "the server did not log that it stopped"; }
 echo "   SIGTERM: stopped, exit 0"
 
