@@ -9,8 +9,10 @@ public import SessionPolicy
 /// lines `policyctl-sessions --decisions-of` writes and `policyctl history` reads. Its JSON has
 /// the keys `id`, `policy`, `digest`, `user`, `device`, `revision`, `event`, `network`, `time`,
 /// `received_at`, `decision`, `reason`, `notices`, `transition` and `state`, `network` and
-/// `decision` written as `null` when absent; and `amr`, the authentication methods of the ID
-/// token that proved an app's own `idp_login_succeeded`, only when there was one.
+/// `decision` written as `null` when absent; `amr`, the authentication methods of the ID token
+/// that proved an app's own `idp_login_succeeded`, only when there was one; `actor` (who asked)
+/// and `request_id` (the request that made it), only on records that know them (records written
+/// before version 0.2.0 do not).
 public struct DecisionRecord: Sendable, Equatable, Codable {
     /// The log's own number, increasing with every record (0 before it is stored).
     public var id: Int64
@@ -45,12 +47,17 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
     /// The ID token's `amr` (authentication methods, OpenID Connect Core §2) when the app
     /// proved its own IdP login with one; nil otherwise.
     public var amr: [String]?
+    /// Who made the request that changed the session: a user token's user or the back end's
+    /// service token.
+    public var actor: DecisionActor?
+    /// The request's id (`X-Request-Id`, taken from the request or made by the server).
+    public var requestID: String?
 
     /// A record with every field given (as read back from a store).
     public init(
         id: Int64, policy: String, digest: String, user: String, device: String, revision: Int64, eventTime: Timestamp,
         serverTime: Timestamp, event: String, network: String?, decision: String?, reason: String, notices: [String],
-        transition: Int, state: String, amr: [String]? = nil
+        transition: Int, state: String, amr: [String]? = nil, actor: DecisionActor? = nil, requestID: String? = nil
     ) {
         self.id = id
         self.policy = policy
@@ -68,13 +75,16 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         self.transition = transition
         self.state = state
         self.amr = amr
+        self.actor = actor
+        self.requestID = requestID
     }
 
     /// The JSON keys.
     enum CodingKeys: String, CodingKey {
-        case id, policy, digest, user, device, revision, event, network, decision, reason, notices, transition, state, amr
+        case id, policy, digest, user, device, revision, event, network, decision, reason, notices, transition, state, amr, actor
         case eventTime = "time"
         case serverTime = "received_at"
+        case requestID = "request_id"
     }
 
     /// Writes the record, `network` and `decision` as `null` when absent.
@@ -96,6 +106,33 @@ public struct DecisionRecord: Sendable, Equatable, Codable {
         try c.encode(transition, forKey: .transition)
         try c.encode(state, forKey: .state)
         try c.encodeIfPresent(amr, forKey: .amr)
+        try c.encodeIfPresent(actor, forKey: .actor)
+        try c.encodeIfPresent(requestID, forKey: .requestID)
+    }
+}
+
+/// Who asked for a stateful change (`{"kind": "user", "id": "alice"}`): `user`, a user token's
+/// user (its user claim), or `service`, the back end's service token, named by its client id
+/// (`azp`, `client_id`, `cid` or `appid`) or else its `sub`.
+public struct DecisionActor: Sendable, Equatable, Hashable, Codable {
+    /// `user` or `service`.
+    public var kind: String
+    /// The user id, or the service's client id.
+    public var id: String
+
+    /// The actor `id` of `kind`.
+    public init(kind: String, id: String) {
+        self.kind = kind
+        self.id = id
+    }
+
+    /// `kind:id`, as the stores keep it and the access log writes it.
+    public var text: String { kind + ":" + id }
+
+    /// The actor `text` spells (`kind:id`; the id may hold colons); nil for anything else.
+    public init?(text: String) {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        self.init(kind: String(text[..<colon]), id: String(text[text.index(after: colon)...]))
     }
 }
 

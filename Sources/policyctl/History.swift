@@ -102,7 +102,8 @@ struct History: ParsableCommand {
             + " give the directory of the policy files with `--policies DIR`"
     }
 
-    /// "Tue 2026-03-03 09:14:05 UTC  kobil-offline-token  phone-1  launch offline -> idp_login: ..."
+    /// "Tue 2026-03-03 09:14:05 UTC  kobil-offline-token  phone-1  launch offline -> idp_login: ...;
+    /// by user alice" (who asked, on records that say).
     static func line(_ r: DecisionRecord, _ current: (digest: String, compiled: CompiledPolicy)?) -> String {
         let when = Self.day(r.eventTime)
         var text = "\(when)  \(r.policy)  \(r.device)  \(r.event)\(r.network.map { " \($0)" } ?? "") -> \(r.decision ?? "no decision")"
@@ -114,6 +115,7 @@ struct History: ParsableCommand {
             text += " [decided by an earlier version of the policy, \(r.digest.prefix(19))...]"
         }
         if !r.notices.isEmpty { text += "; notices: \(r.notices.joined(separator: ", "))" }
+        if let actor = r.actor { text += "; by \(actor.kind) \(actor.id)" }
         return text
     }
 

@@ -47,7 +47,13 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(
                 "unknown log level `\(configuration.logLevel)`; use trace, debug, info, notice, warning, error or critical")
         }
-        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: level) }
+        // Every line written while a request is served carries its `request_id`.
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = LogfmtHandler(label: label, level: level)
+                handler.metadataProvider = provider
+                return handler
+            }, metadataProvider: RequestID.metadataProvider)
         let logger = Logger(label: "sessionpolicy")
         do {
             let app = try await buildApplication(

@@ -13,7 +13,7 @@ import SessionPolicy
 extension Server {
     /// `POST /v1/device-sessions` with the user's token: `{pool, device, app, nickname?, avatar?}`.
     func createDeviceSession(_ request: Request, _ context: ServerRequestContext) async throws -> EditedResponse<DeviceSessionReport> {
-        let claims = try await user(request)
+        let claims = try await user(request, context)
         let fields = try await request.decode(as: NamesRequest<CreationKeys>.self, context: context)
         let pool = try knownPool(fields.required("pool"))
         let now = clock()
@@ -127,7 +127,7 @@ extension Server {
     /// device session; `DELETE /v1/device-sessions/{pool}/{device}` ends every app's
     /// (`destroy_all`). Only the token's user's sessions end.
     func destroyDeviceSessions(_ request: Request, _ context: ServerRequestContext) async throws -> DestroyReport {
-        let claims = try await user(request)
+        let claims = try await user(request, context)
         let pool = try knownPool(context.parameters.get("pool") ?? "")
         let device = context.parameters.get("device") ?? ""
         let app = context.parameters.get("app")

@@ -21,7 +21,7 @@ extension Server {
     func userDecisions(_ request: Request, _ context: ServerRequestContext) async throws -> DecisionHistory {
         let user = context.parameters.get("user") ?? ""
         guard StoredName.isStorable(user) else { throw APIError.badRequest([.error(.invalidValue, StoredName.message("user"), at: nil)]) }
-        guard case .service = try await caller(request) else {
+        guard case .service = try await caller(request, context) else {
             throw APIError(
                 .forbidden, .forbidden, "a user's decisions across devices are for the back end's service token",
                 help: "a user reads one session's history at `/v1/policies/{policy}/sessions/{user}/{device}/history`")

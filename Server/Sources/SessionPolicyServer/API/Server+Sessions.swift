@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import SessionPolicy
 import SessionPolicyDelivery
@@ -16,7 +17,7 @@ extension Server {
         for (key, value) in [("user", user), ("device", context.parameters.get("device") ?? "")] where !StoredName.isStorable(value) {
             throw APIError.badRequest([.error(.invalidValue, StoredName.message(key), at: nil)])
         }
-        let caller = try await self.caller(request)
+        let caller = try await self.caller(request, context)
         if case let .user(claims) = caller, claims.sub.value != user {
             throw APIError(
                 .forbidden, .forbidden, "the token's user may not read or change another user's session",
@@ -39,12 +40,12 @@ extension Server {
         let body = try await request.decode(as: EventRequest.self, context: context)
         var event = body.event
         let trust = EventTrust(event.kind)
-        var amr: [String]?
+        var origin = DecisionOrigin(actor: caller.actor, requestID: context.requestID)
         if let idToken = body.idToken {
             // The app's own login, proved by its ID token: the login's time is the token's.
             let login = try await provenLogin(idToken, nonce: body.nonce, event: event, user: key.user)
             event.time = login.time
-            amr = login.amr
+            origin.amr = login.amr
         } else if case .user = caller, !trust.userTokenMay {
             metrics.refused("untrusted_event")
             throw APIError(
@@ -76,10 +77,10 @@ extension Server {
         let input = event
         let applied = try await stored("update_session") {
             try await SessionService(store: store, clock: { received }).apply(
-                input, to: key, policy: policy, digest: decisionLogDigest(policy.name), amr: amr)
+                input, to: key, policy: policy, digest: decisionLogDigest(policy.name), origin: origin)
         }
         metrics.decided(policy: policy.name, applied.outcome)
-        streamDecision(key, input, received: received, applied, amr: amr)
+        streamDecision(key, input, received: received, applied, origin: origin)
         return SessionEventResponse(
             deviceSessionsEnded: applied.deviceSessionsEnded, outcome: applied.outcome, policy: policy.name,
             receivedAt: received, revision: applied.revision)
@@ -87,14 +88,13 @@ extension Server {
 
     /// Writes the decision to the decision stream (`--decision-log`), when there is one.
     func streamDecision(
-        _ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied, amr: [String]? = nil
+        _ key: SessionKey, _ event: Event, received: Timestamp, _ applied: SessionService.Applied, origin: DecisionOrigin
     ) {
         guard let decisionStream else { return }
         let digest = policies.entry(named: key.policy)?.digest ?? "unknown"
-        var record = DecisionRecord(
+        let record = DecisionRecord(
             key: key, digest: digest, revision: applied.revision, event: event, serverTime: received, outcome: applied.outcome)
-        record.amr = amr
-        decisionStream.write(record, event: event)
+        decisionStream.write(origin.stamped(record), event: event)
     }
 
     /// Refuses an event dated beyond the allowed clock skew in the server's future, or delivered
@@ -121,14 +121,15 @@ extension Server {
     /// The session `GET` and `DELETE` name. `/sessions/{user}/revoke` is the revoke route's
     /// path (a fixed segment wins over `{device}`, as in docs/openapi.yaml), so a device named
     /// `revoke` is not read or deleted here: a 405 that says to `POST`.
-    func storedSessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> SessionKey {
+    func storedSessionKey(_ request: Request, _ context: ServerRequestContext) async throws -> (SessionKey, Caller) {
         if context.parameters.get("device") == "revoke" { throw APIError.methodNotAllowed(request, allowed: [.post]) }
-        return try await sessionKey(request, context).0
+        let (key, _, caller) = try await sessionKey(request, context)
+        return (key, caller)
     }
 
     /// `GET /v1/policies/{policy}/sessions/{user}/{device}`: the stored state.
     func getSession(_ request: Request, _ context: ServerRequestContext) async throws -> SessionReport {
-        let key = try await storedSessionKey(request, context)
+        let (key, _) = try await storedSessionKey(request, context)
         guard let s = try await stored("get_session", { try await store.session(key) }) else {
             throw APIError.notFound("no stored session for this user and device", help: "its first event creates it")
         }
@@ -137,12 +138,20 @@ extension Server {
             state: s.state)
     }
 
-    /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state.
+    /// `DELETE /v1/policies/{policy}/sessions/{user}/{device}`: forgets the stored state. The
+    /// decision log records decisions, not this: it is logged (`session deleted`) with its actor.
     func deleteSession(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let key = try await storedSessionKey(request, context)
+        let (key, caller) = try await storedSessionKey(request, context)
         guard try await stored("delete_session", { try await store.deleteSession(key) }) else {
             throw APIError.notFound("no stored session for this user and device")
         }
+        let hash = configuration.decisionLogHashUsers
+        Logger(label: "sessionpolicy.sessions").info(
+            "session deleted",
+            metadata: [
+                "policy": "\(key.policy)", "user": "\(hash ? DecisionStream.hash(key.user) : key.user)", "device": "\(key.device)",
+                "actor": "\((hash ? DecisionStream.hashed(caller.actor) : caller.actor).text)",
+            ])
         return Response(status: .noContent)
     }
 
@@ -162,12 +171,13 @@ extension Server {
     /// gets the policy's reaction (`signals.tokens_revoked`) and its device sessions end as a wipe
     /// ends them.
     func revokeSessions(_ request: Request, _ context: ServerRequestContext) async throws -> RevocationReport {
-        let (policy, user, _) = try await sessionOwner(request, context)
+        let (policy, user, caller) = try await sessionOwner(request, context)
         let sessions = try await stored("list_sessions") { try await store.sessions(policy: policy.name, user: user) }
         let now = clock()
+        let origin = DecisionOrigin(actor: caller.actor, requestID: context.requestID)
         var ended: [RevocationReport.Item] = []
         for (device, _) in sessions {
-            let applied = try await revoke(SessionKey(policy: policy.name, user: user, device: device), policy, at: now)
+            let applied = try await revoke(SessionKey(policy: policy.name, user: user, device: device), policy, at: now, origin: origin)
             ended.append(
                 .init(
                     device: device, outcome: applied.outcome, revision: applied.revision,
@@ -183,20 +193,22 @@ extension Server {
     func revokeUser(_ request: Request, _ context: ServerRequestContext) async throws -> UserRevocationReport {
         let user = context.parameters.get("user") ?? ""
         guard StoredName.isStorable(user) else { throw APIError.badRequest([.error(.invalidValue, StoredName.message("user"), at: nil)]) }
-        guard case .service = try await caller(request) else {
+        let caller = try await caller(request, context)
+        guard case .service = caller else {
             throw APIError(
                 .forbidden, .forbidden, "signing a user out of every policy is for the back end's service token",
                 help: "a user signs out of one policy's sessions at `/v1/policies/{policy}/sessions/{user}/revoke`")
         }
         let sessions = try await stored("list_sessions") { try await store.sessions(user: user) }
         let now = clock()
+        let origin = DecisionOrigin(actor: caller.actor, requestID: context.requestID)
         var report = UserRevocationReport(user: user, sessions: [], notServed: [])
         for (key, _) in sessions {
             guard let policy = policies.policy(named: key.policy) else {
                 report.notServed.append(.init(policy: key.policy, device: key.device))
                 continue
             }
-            let applied = try await revoke(key, policy, at: now)
+            let applied = try await revoke(key, policy, at: now, origin: origin)
             report.sessions.append(
                 .init(
                     policy: key.policy, device: key.device, outcome: applied.outcome, revision: applied.revision,
@@ -206,14 +218,16 @@ extension Server {
     }
 
     /// Applies `tokens_revoked` at `now` to the stored session `key`: stored, counted, streamed.
-    private func revoke(_ key: SessionKey, _ policy: CompiledPolicy, at now: Timestamp) async throws -> SessionService.Applied {
+    private func revoke(
+        _ key: SessionKey, _ policy: CompiledPolicy, at now: Timestamp, origin: DecisionOrigin
+    ) async throws -> SessionService.Applied {
         let event = Event(.tokensRevoked, at: now, user: key.user, device: .init(id: key.device))
         let applied = try await stored("update_session") {
             try await SessionService(store: store, clock: { now }).apply(
-                event, to: key, policy: policy, digest: decisionLogDigest(policy.name))
+                event, to: key, policy: policy, digest: decisionLogDigest(policy.name), origin: origin)
         }
         metrics.decided(policy: policy.name, applied.outcome)
-        streamDecision(key, event, received: now, applied)
+        streamDecision(key, event, received: now, applied, origin: origin)
         return applied
     }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// The server's shared parts, which the route handlers use: policies, store, token verifier,
 /// rate limits, metrics, configuration and the server clock (injectable for tests).
@@ -110,10 +111,27 @@ struct Server: Sendable {
     enum Caller {
         case user(TokenVerifier.Claims)
         case service(TokenVerifier.Claims)
+
+        /// Who it is, as decision records keep it: the user's id, or the service's client id
+        /// (its `sub` when the token names no client).
+        var actor: DecisionActor {
+            switch self {
+            case let .user(claims): DecisionActor(kind: "user", id: claims.sub.value)
+            case let .service(claims): DecisionActor(kind: "service", id: claims.client ?? claims.sub.value)
+            }
+        }
+    }
+
+    /// The caller of a route that takes either a user token or a service token, or a 401; noted
+    /// for the access log.
+    func caller(_ request: Request, _ context: ServerRequestContext) async throws(APIError) -> Caller {
+        let caller = try await caller(request)
+        context.actorSeen?.note(caller.actor)
+        return caller
     }
 
     /// The caller of a route that takes either a user token or a service token, or a 401.
-    func caller(_ request: Request) async throws(APIError) -> Caller {
+    private func caller(_ request: Request) async throws(APIError) -> Caller {
         let token = request.headers[.authorization].flatMap(Self.bearerToken)
         // Tokens seen before: two lookups, no signature check (the user's token, on every event).
         if let token {
@@ -163,8 +181,16 @@ struct Server: Sendable {
         return "Bearer error=\"invalid_token\", error_description=\"\(description)\""
     }
 
+    /// The verified claims of the request's `Authorization: Bearer` user token, or a 401; noted
+    /// for the access log.
+    func user(_ request: Request, _ context: ServerRequestContext) async throws(APIError) -> TokenVerifier.Claims {
+        let claims = try await user(request)
+        context.actorSeen?.note(DecisionActor(kind: "user", id: claims.sub.value))
+        return claims
+    }
+
     /// The verified claims of the request's `Authorization: Bearer` user token, or a 401.
-    func user(_ request: Request) async throws(APIError) -> TokenVerifier.Claims {
+    private func user(_ request: Request) async throws(APIError) -> TokenVerifier.Claims {
         guard let header = request.headers[.authorization], let token = Self.bearerToken(header) else {
             throw APIError(
                 .unauthorized, .unauthorized, "this request needs the user's token", help: "send `Authorization: Bearer <JWT>`",

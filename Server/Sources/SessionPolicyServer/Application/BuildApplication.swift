@@ -88,6 +88,10 @@ public func buildApplication(
         clock: clock)
 
     let router = Router(context: ServerRequestContext.self)
+    router.add(
+        middleware: RequestLogMiddleware(
+            accessLogger: configuration.accessLog ? Logger(label: "sessionpolicy.access") : nil,
+            hashUsers: configuration.decisionLogHashUsers))
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: DiagnosticErrorMiddleware(routes: Server.routes.map { ($0.method, $0.path) }))
     let decoder = StrictRequestDecoder(limits: RequestLimits(configuration))

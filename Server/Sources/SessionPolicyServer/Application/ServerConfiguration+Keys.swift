@@ -209,6 +209,9 @@ extension ServerConfiguration {
             "Most connections held open at once (more wait in the listen backlog); lowered at start to the open-file "
                 + "limit less 256"),
         Key("log.level", .string, default: "info", "Log level: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`"),
+        Key(
+            "log.access", .bool, default: "false",
+            "Log one line per request (method, route, status, duration, actor, request id), label `sessionpolicy.access`"),
     ]
 
     /// The key named `name`, if the table has one.

@@ -68,6 +68,7 @@ extension ServerConfiguration {
         try readLimits(config)
         try readDurations(config)
         if let v = config.string("log.level") { logLevel = v }
+        if let v = config.bool("log.access") { accessLog = v }
     }
 
     /// The address, the policies, the store, the reload interval and the decision stream.

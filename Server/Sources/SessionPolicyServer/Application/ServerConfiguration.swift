@@ -146,6 +146,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The log level `policyctl serve` logs at (`trace` ... `critical`); the library itself takes
     /// the embedder's `Logger` and does not read it.
     public var logLevel = "info"
+    /// Whether every request is logged (`log.access`): method, route, status, duration, actor, request id.
+    public var accessLog = false
 
     /// The defaults.
     public init() {}

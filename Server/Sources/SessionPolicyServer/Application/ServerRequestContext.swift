@@ -9,6 +9,10 @@ public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext 
     public let remoteAddress: SocketAddress?
     /// Reads request bodies strictly, within the configured limits (set per route by the server).
     public var requestDecoder: StrictRequestDecoder
+    /// The request's id (`X-Request-Id`): the request's own when usable, else one the server made.
+    public var requestID = ""
+    /// Where a handler notes who the request came from, for the access log (nil when it is off).
+    var actorSeen: RequestActor?
     /// Writes response values as sorted-key JSON.
     public var responseEncoder: ServerResponseEncoder { ServerResponseEncoder() }
 

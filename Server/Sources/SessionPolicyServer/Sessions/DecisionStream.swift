@@ -80,9 +80,21 @@ final class DecisionStream: Sendable {
         }
     }
 
-    /// One line for `record`, with the event as the server read it.
+    /// A user id as the stream writes it with `hashUsers`: its SHA-256, in hex.
+    static func hash(_ user: String) -> String {
+        SHA256.hash(data: Data(user.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// `actor` with a user's id hashed (a service's client id is not personal: kept).
+    static func hashed(_ actor: DecisionActor) -> DecisionActor {
+        actor.kind == "user" ? DecisionActor(kind: "user", id: hash(actor.id)) : actor
+    }
+
+    /// One line for `record`, with the event as the server read it: `requested_by` is who asked
+    /// (`user:ID` or `service:CLIENT`, the user hashed with `hashUsers`) and `req_id` the
+    /// request's id, as Open Policy Agent names them; both only when the record knows them.
     func write(_ record: DecisionRecord, event: Event) {
-        let user = hashUsers ? SHA256.hash(data: Data(record.user.utf8)).map { String(format: "%02x", $0) }.joined() : record.user
+        let user = hashUsers ? Self.hash(record.user) : record.user
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var anonymous = event
@@ -95,6 +107,8 @@ final class DecisionStream: Sendable {
             + #""labels":{"app":"sessionpolicy"},"path":\#(quoted("sessionpolicy/" + record.policy)),"#
             + #""result":{"decision":\#(quoted(record.decision)),"notices":[\#(record.notices.map { quoted($0) }.joined(separator: ","))],"#
             + #""reason":\#(quoted(record.reason)),"revision":\#(record.revision),"state":\#(quoted(record.state)),"transition":\#(record.transition)},"#
+            + (record.requestID.map { #""req_id":\#(quoted($0)),"# } ?? "")
+            + (record.actor.map { #""requested_by":\#(quoted((hashUsers ? Self.hashed($0) : $0).text)),"# } ?? "")
             + #""timestamp":\#(quoted("\(record.serverTime)"))}"# + "\n"
         let bytes = Array(line.utf8)
         descriptor.withLockedValue { Self.writeAll($0, bytes) }

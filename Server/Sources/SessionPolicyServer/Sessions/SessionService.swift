@@ -49,17 +49,15 @@ public struct SessionService: Sendable {
     /// user and device are the key's.
     ///
     /// With `digest` (the machine's), the decision is appended to the decision log in the same
-    /// transaction as the state, with `amr` (the methods of the ID token that proved the login).
+    /// transaction as the state, with its `origin` (who asked, the request, the ID token's methods).
     public func apply(
-        _ event: Event, to key: SessionKey, policy: CompiledPolicy, digest: String? = nil, amr: [String]? = nil
+        _ event: Event, to key: SessionKey, policy: CompiledPolicy, digest: String? = nil, origin: DecisionOrigin = DecisionOrigin()
     ) async throws -> Applied {
         let now = clock()
         var log: (@Sendable (Outcome) -> DecisionRecord?)?
         if let digest {
             log = { @Sendable (outcome: Outcome) -> DecisionRecord? in
-                var record = DecisionRecord(key: key, digest: digest, event: event, serverTime: now, outcome: outcome)
-                record.amr = amr
-                return record
+                origin.stamped(DecisionRecord(key: key, digest: digest, event: event, serverTime: now, outcome: outcome))
             }
         }
         let record = log

@@ -64,9 +64,9 @@ struct GroupWrite: PostgresPreparedStatement {
         WITH input AS (
           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[],
             $9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[], $17::text[],
-            $18::int8[], $19::text[])
+            $18::int8[], $19::text[], $20::text[], $21::text[])
             WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state,
-              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, amr, n)
+              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, amr, actor, request_id, n)
         ), ids AS MATERIALIZED (
           SELECT n, CASE WHEN digest <> '' THEN nextval(pg_get_serial_sequence('decisions', 'id')) END AS decision_id FROM input
         ), updated AS (
@@ -88,10 +88,10 @@ struct GroupWrite: PostgresPreparedStatement {
           SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
         ), logged AS (
           INSERT INTO decisions (id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-            decision, reason, notices, transition, state, previous, amr)
+            decision, reason, notices, transition, state, previous, amr, actor, request_id)
           SELECT x.decision_id, i.policy, i.digest, i.user_id, i.device_id, i.revision, i.event_time, i.updated_at, i.event,
             NULLIF(i.network, ''), NULLIF(i.decision, ''), i.reason, i.notices, i.transition, i.machine_state,
-            NULLIF(i.old_last, 0), NULLIF(i.amr, '')
+            NULLIF(i.old_last, 0), NULLIF(i.amr, ''), NULLIF(i.actor, ''), NULLIF(i.request_id, '')
           FROM written w JOIN input i ON i.n = w.n JOIN ids x ON x.n = w.n
           WHERE i.digest <> ''
         )
@@ -103,7 +103,7 @@ struct GroupWrite: PostgresPreparedStatement {
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = SessionGroupWrite.sessionColumns(writes, capacity: 19)
+        var b = SessionGroupWrite.sessionColumns(writes, capacity: 21)
         b.append(writes.map { $0.record?.digest ?? "" })
         b.append(writes.map { $0.record?.eventTime.millisecondsSinceEpoch ?? 0 })
         b.append(writes.map { $0.record?.event ?? "" })
@@ -115,6 +115,8 @@ struct GroupWrite: PostgresPreparedStatement {
         b.append(writes.map { $0.record?.state ?? "" })
         b.append(writes.map(\.oldLastDecision))
         b.append(writes.map { $0.record?.amr?.joined(separator: " ") ?? "" })
+        b.append(writes.map { $0.record?.actor?.text ?? "" })
+        b.append(writes.map { $0.record?.requestID ?? "" })
         return b
     }
 

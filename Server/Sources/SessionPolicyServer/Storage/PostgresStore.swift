@@ -260,10 +260,11 @@ public final class PostgresStore: SessionStore, Service {
                 let rows = try await conn.query(
                     """
                     INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event,
-                      network, decision, reason, notices, transition, state, previous, amr)
+                      network, decision, reason, notices, transition, state, previous, amr, actor, request_id)
                     VALUES (\(r.policy), \(r.digest), \(r.user), \(r.device), \(r.revision), \(r.eventTime.millisecondsSinceEpoch),
                       \(r.serverTime.millisecondsSinceEpoch), \(r.event), \(r.network), \(r.decision), \(r.reason), \(notices),
-                      \(transition), \(r.state), \(previous), \(r.amr?.joined(separator: " ")))
+                      \(transition), \(r.state), \(previous), \(r.amr?.joined(separator: " ")), \(r.actor?.text),
+                      \(r.requestID))
                     RETURNING id
                     """, logger: self.logger)
                 for try await id in rows.decode(Int64.self) { last = id }
@@ -307,14 +308,14 @@ public final class PostgresStore: SessionStore, Service {
                       WHERE d.previous IS NOT NULL AND c.taken < \(query.limit)
                     )
                     SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
-                      d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr
+                      d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr, d.actor, d.request_id
                     FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < \(before)::int8 ORDER BY d.id DESC LIMIT \(query.limit)
                     """, logger: self.logger)
                 for try await row in rows {
                     let c = try row.decode(
                         (
                             Int64, String, String, String, String, Int64, Int64, Int64, String, String?, String?, String, String, Int32,
-                            String, String?
+                            String, String?, String?, String?
                         )
                         .self)
                     out.append(
@@ -323,7 +324,8 @@ public final class PostgresStore: SessionStore, Service {
                             eventTime: Timestamp(millisecondsSinceEpoch: c.6), serverTime: Timestamp(millisecondsSinceEpoch: c.7),
                             event: c.8, network: c.9, decision: c.10, reason: c.11,
                             notices: c.12.isEmpty ? [] : c.12.split(separator: ",").map(String.init), transition: Int(c.13), state: c.14,
-                            amr: c.15.map { $0.split(separator: " ").map(String.init) }))
+                            amr: c.15.map { $0.split(separator: " ").map(String.init) },
+                            actor: c.16.flatMap(DecisionActor.init(text:)), requestID: c.17))
                 }
             }
             return Array(out.sorted { $0.id > $1.id }.prefix(query.limit))

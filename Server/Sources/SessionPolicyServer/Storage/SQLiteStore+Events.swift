@@ -67,7 +67,8 @@ extension SQLiteStore {
 
     static let logSQL = """
         INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-          decision, reason, notices, transition, state, previous, amr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          decision, reason, notices, transition, state, previous, amr, actor, request_id)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Appends `record` to the decision log after `previous` (the session's newest record); its id.
@@ -99,6 +100,8 @@ extension SQLiteStore {
         } else {
             try check(db, sqlite3_bind_null(statement, 16))
         }
+        if let actor = record.actor { try bind(db, statement, 17, actor.text) } else { try check(db, sqlite3_bind_null(statement, 17)) }
+        if let id = record.requestID { try bind(db, statement, 18, id) } else { try check(db, sqlite3_bind_null(statement, 18)) }
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else { throw error(db, code) }
         return sqlite3_last_insert_rowid(db.sqliteConnection)

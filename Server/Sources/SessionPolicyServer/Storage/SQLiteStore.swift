@@ -175,12 +175,14 @@ public final class SQLiteStore: SessionStore {
                 all += try Row.fetchAll(db, sql: Self.chainSQL, arguments: [head, before, query.limit]).map { row in
                     let notices: String = row[12]
                     let amr: String? = row[15]
+                    let actor: String? = row[16]
                     return DecisionRecord(
                         id: row[0], policy: row[1], digest: row[2], user: row[3], device: row[4], revision: row[5],
                         eventTime: Timestamp(millisecondsSinceEpoch: row[6]), serverTime: Timestamp(millisecondsSinceEpoch: row[7]),
                         event: row[8], network: row[9], decision: row[10], reason: row[11],
                         notices: notices.isEmpty ? [] : notices.split(separator: ",").map(String.init), transition: row[13],
-                        state: row[14], amr: amr.map { $0.split(separator: " ").map(String.init) })
+                        state: row[14], amr: amr.map { $0.split(separator: " ").map(String.init) },
+                        actor: actor.flatMap(DecisionActor.init(text:)), requestID: row[17])
                 }
             }
             return Array(all.sorted { $0.id > $1.id }.prefix(query.limit))
@@ -198,7 +200,7 @@ public final class SQLiteStore: SessionStore {
           WHERE d.previous IS NOT NULL AND c.taken < ?3
         )
         SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event, d.network,
-          d.decision, d.reason, d.notices, d.transition, d.state, d.amr
+          d.decision, d.reason, d.notices, d.transition, d.state, d.amr, d.actor, d.request_id
         FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < ?2 ORDER BY d.id DESC LIMIT ?3
         """
 

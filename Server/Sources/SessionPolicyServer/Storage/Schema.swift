@@ -91,6 +91,17 @@ enum Schema {
                 "CREATE TABLE used_id_tokens (hash TEXT NOT NULL PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "ALTER TABLE decisions ADD COLUMN amr TEXT",
             ]),
+        // Additive only, as 3.
+        Migration(
+            version: 4, summary: "who asked for each decision (`actor`) and the request that made it (`request_id`)",
+            sqlite: [
+                "ALTER TABLE decisions ADD COLUMN actor TEXT",
+                "ALTER TABLE decisions ADD COLUMN request_id TEXT",
+            ],
+            postgres: [
+                "ALTER TABLE decisions ADD COLUMN actor TEXT",
+                "ALTER TABLE decisions ADD COLUMN request_id TEXT",
+            ]),
     ]
 
     /// The newest version this server knows.
