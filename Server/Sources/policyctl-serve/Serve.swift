@@ -24,9 +24,12 @@ struct Serve: AsyncParsableCommand {
             purpose: a file NAME.removed in the directory, or a restart. \
             SIGTERM or SIGINT stops it gracefully (logged: `stopping` and `stopped`, with the \
             signal). Logs are logfmt lines on standard error.
+            The server migrates the store's schema at start unless `storage.migrations` is `manual`; \
+            `policyctl-serve migrate [--dry-run]` migrates it apart, or prints the SQL.
             Exit codes: 0 stopped; 2 invalid configuration, or the store cannot be opened; 64 usage error.
             """,
-        version: SessionPolicyRelease.version)
+        version: SessionPolicyRelease.version,
+        subcommands: [Migrate.self])
 
     /// One option per configuration key, from `ServerConfiguration.keys`.
     @OptionGroup var options: ConfigurationOptions

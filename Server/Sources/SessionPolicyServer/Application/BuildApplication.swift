@@ -135,7 +135,15 @@ public func buildApplication(
         logger: logger)
     app.beforeServerStarts {
         do {
-            try await store.prepare()
+            let schema = try await store.prepare(migrate: configuration.migratesAtStart)
+            if !schema.pending.isEmpty {
+                logger.notice(
+                    "store migrated", metadata: ["from": "\(schema.applied)", "to": "\(schema.current)", "applied": "\(schema.pending)"])
+            } else if schema.applied > schema.current {
+                logger.notice(
+                    "the store's schema is newer than this server's; its newer steps only add, so this server runs against it",
+                    metadata: ["store": "\(schema.applied)", "server": "\(schema.current)", "oldest_server": "\(schema.oldestServer)"])
+            }
         } catch {
             logger.critical("the store cannot be prepared", metadata: ["storage": "\(configuration.storage)", "error": "\(error)"])
             throw error

@@ -84,6 +84,10 @@ extension ServerConfiguration {
         Key(
             "storage", .string, default: "sqlite:sessionpolicy.sqlite",
             "Session storage: `sqlite:PATH` or `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=require]`", secret: true),
+        Key(
+            "storage.migrations", .string, default: "auto",
+            "`auto`: the server migrates the store's schema at start; `manual`: it refuses to start until `policyctl-serve "
+                + "migrate` has"),
         Key("hs256.secret", .string, default: nil, "HS256 secret of user tokens, at least 32 bytes", secret: true, option: .absent),
         Key("hs256.secret.file", .string, default: nil, "File holding the HS256 secret of user tokens (wins over `hs256.secret`)"),
         Key("es256.public.key", .string, default: nil, "ES256 public key of user tokens, the PEM", option: .absent),

@@ -80,6 +80,12 @@ extension ServerConfiguration {
         }
         if let v = config.string("policies") { policyDirectory = v }
         if let v = config.string("storage") { storage = try StorageURL.parse(v) }
+        if let v = config.string("storage.migrations") {
+            guard v == "auto" || v == "manual" else {
+                throw ConfigurationError("`storage.migrations` is `\(v)`", help: "give `auto` or `manual`")
+            }
+            migratesAtStart = v == "auto"
+        }
         if let v = config.double("reload.interval") {
             guard v > 0, v.isFinite else { throw ConfigurationError("the reload interval must be a positive number of seconds") }
             reloadInterval = .milliseconds(Int64(v * 1000))

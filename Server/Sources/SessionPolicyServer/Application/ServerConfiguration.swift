@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var policyDirectory = "policies"
     /// Where session states, device sessions and tickets are kept.
     public var storage = StorageURL.default
+    /// Whether the server migrates the store's schema at start (`storage.migrations` `auto`);
+    /// when false (`manual`) it refuses a store that needs a migration.
+    public var migratesAtStart = true
     /// The HS256 secret user tokens may be signed with.
     public var hs256Secret: String?
     /// The ES256 public key (PEM) user tokens may be signed with.

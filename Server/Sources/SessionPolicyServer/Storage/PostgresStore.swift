@@ -65,29 +65,47 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
-    public func prepare() async throws {
+    public func prepare(migrate: Bool) async throws -> SchemaStatus {
         try await transaction(Self.migrationTimeout + .seconds(5)) { conn in
             // The server's sessions have `statement_timeout` = `store.timeout`; a migration may take longer.
             try await conn.query("SET LOCAL statement_timeout = '300s'", logger: self.logger)
             // One server migrates at a time; the others wait here, then find nothing to do.
-            try await conn.query("SELECT pg_advisory_xact_lock(7355608)", logger: self.logger)
-            try await conn.query(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
-                logger: self.logger)
-            var applied = 0
-            for try await v in try await conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: self.logger)
-                .decode(Int.self)
-            {
-                applied = v
+            try await conn.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Schema.advisoryLock))"), logger: self.logger)
+            let (applied, oldest) = try await self.schema(conn)
+            let (pending, status) = try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .postgres, migrate: migrate)
+            guard !pending.isEmpty else { return status }
+            try await conn.query(PostgresQuery(unsafeSQL: Schema.bookkeeping(.postgres)), logger: self.logger)
+            for sql in Schema.statements(pending, .postgres, appliedAt: Int64(Date().timeIntervalSince1970 * 1000)) {
+                try await conn.query(PostgresQuery(unsafeSQL: sql), logger: self.logger)
             }
-            try Schema.check(applied: applied, store: "PostgreSQL")
-            for m in Schema.migrations where m.version > applied {
-                for sql in m.postgres { try await conn.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) }
-                let now = Int64(Date().timeIntervalSince1970 * 1000)
-                try await conn.query(
-                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(m.version), \(now))", logger: self.logger)
-            }
+            return status
         }
+    }
+
+    public func schemaStatus() async throws -> SchemaStatus {
+        try await bounded { conn in
+            let (applied, oldest) = try await self.schema(conn)
+            return try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .postgres, migrate: true).status
+        }
+    }
+
+    /// The newest migration applied and the oldest server it needs (nil before version 4).
+    private func schema(_ conn: PostgresConnection) async throws -> (applied: Int, oldestServer: Int?) {
+        var exists = false
+        for try await v in try await conn.query("SELECT to_regclass('schema_migrations') IS NOT NULL", logger: logger).decode(Bool.self) {
+            exists = v
+        }
+        guard exists else { return (0, nil) }
+        var applied = 0
+        for try await v in try await conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
+            applied = v
+        }
+        guard applied >= Schema.oldestServerColumnSince else { return (applied, nil) }
+        var oldest: Int?
+        for try await v in try await conn.query("SELECT MAX(oldest_server) FROM schema_migrations", logger: logger).decode(Int?.self) {
+            oldest = v
+        }
+        return (applied, oldest)
     }
 
     public func session(_ key: SessionKey) async throws -> StoredSession? {

@@ -63,18 +63,32 @@ public final class SQLiteStore: SessionStore {
         }
     }
 
-    public func prepare() async throws {
+    public func prepare(migrate: Bool) async throws -> SchemaStatus {
         try await write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
-            let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM schema_migrations") ?? 0
-            try Schema.check(applied: applied, store: "SQLite")
-            for m in Schema.migrations where m.version > applied {
-                for sql in m.sqlite { try db.execute(sql: sql) }
-                try db.execute(
-                    sql: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                    arguments: [m.version, Int64(Date().timeIntervalSince1970 * 1000)])
+            let (applied, oldest) = try Self.schema(db)
+            let (pending, status) = try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .sqlite, migrate: migrate)
+            guard !pending.isEmpty else { return status }
+            try db.execute(sql: Schema.bookkeeping(.sqlite))
+            for sql in Schema.statements(pending, .sqlite, appliedAt: Int64(Date().timeIntervalSince1970 * 1000)) {
+                try db.execute(sql: sql)
             }
+            return status
         }
+    }
+
+    public func schemaStatus() async throws -> SchemaStatus {
+        try await read { db in
+            let (applied, oldest) = try Self.schema(db)
+            return try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .sqlite, migrate: true).status
+        }
+    }
+
+    /// The newest migration applied and the oldest server it needs (nil before version 4).
+    static func schema(_ db: Database) throws -> (applied: Int, oldestServer: Int?) {
+        guard try db.tableExists("schema_migrations") else { return (0, nil) }
+        let applied = try Int.fetchOne(db, sql: "SELECT MAX(version) FROM schema_migrations") ?? 0
+        guard applied >= Schema.oldestServerColumnSince else { return (applied, nil) }
+        return (applied, try Int.fetchOne(db, sql: "SELECT MAX(oldest_server) FROM schema_migrations"))
     }
 
     public func session(_ key: SessionKey) async throws -> StoredSession? {

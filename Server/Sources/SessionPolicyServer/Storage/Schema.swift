@@ -1,3 +1,5 @@
+import Foundation
+
 /// The storage schema, as ordered migrations. A database records the versions it has applied;
 /// the server applies the missing ones at start and refuses a database from a newer server.
 enum Schema {
@@ -5,6 +7,11 @@ enum Schema {
     struct Migration: Sendable {
         var version: Int
         var summary: String
+        /// The oldest server schema that still runs against a store with this migration
+        /// applied: the previous migration's for an expand step (it only adds: a new table, a
+        /// nullable column), its own version for a contract step (a server before it would
+        /// break).
+        var oldestServer: Int
         var sqlite: [String]
         var postgres: [String]
     }
@@ -12,7 +19,7 @@ enum Schema {
     /// Every migration, oldest first. Append only: never edit a released one.
     static let migrations: [Migration] = [
         Migration(
-            version: 1, summary: "sessions, device sessions, tickets",
+            version: 1, summary: "sessions, device sessions, tickets", oldestServer: 1,
             sqlite: [
                 """
                 CREATE TABLE sessions (
@@ -53,6 +60,8 @@ enum Schema {
             ]),
         Migration(
             version: 2, summary: "the decision log: each session points at its newest record, each record at the one before",
+            // A server of schema 1 would store states without their records.
+            oldestServer: 2,
             sqlite: [
                 """
                 CREATE TABLE decisions (
@@ -83,6 +92,7 @@ enum Schema {
         // nullable column.
         Migration(
             version: 3, summary: "ID tokens already used to prove a login; the ID token's `amr` in the decision log",
+            oldestServer: 2,
             sqlite: [
                 "CREATE TABLE used_id_tokens (hash TEXT NOT NULL PRIMARY KEY, expires_at INTEGER NOT NULL)",
                 "ALTER TABLE decisions ADD COLUMN amr TEXT",
@@ -91,27 +101,123 @@ enum Schema {
                 "CREATE TABLE used_id_tokens (hash TEXT NOT NULL PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "ALTER TABLE decisions ADD COLUMN amr TEXT",
             ]),
-        // Additive only, as 3.
+        // Additive only, as 3. From here on, the store keeps each migration's oldest server.
         Migration(
-            version: 4, summary: "who asked for each decision (`actor`) and the request that made it (`request_id`)",
+            version: 4,
+            summary: "who asked for each decision (`actor`), the request that made it (`request_id`); each migration's oldest server",
+            oldestServer: 2,
             sqlite: [
                 "ALTER TABLE decisions ADD COLUMN actor TEXT",
                 "ALTER TABLE decisions ADD COLUMN request_id TEXT",
+                "ALTER TABLE schema_migrations ADD COLUMN oldest_server INTEGER",
+                "UPDATE schema_migrations SET oldest_server = CASE WHEN version = 1 THEN 1 ELSE 2 END",
             ],
             postgres: [
                 "ALTER TABLE decisions ADD COLUMN actor TEXT",
                 "ALTER TABLE decisions ADD COLUMN request_id TEXT",
+                "ALTER TABLE schema_migrations ADD COLUMN oldest_server INTEGER",
+                "UPDATE schema_migrations SET oldest_server = CASE WHEN version = 1 THEN 1 ELSE 2 END",
             ]),
     ]
 
     /// The newest version this server knows.
     static var current: Int { migrations.last?.version ?? 0 }
 
-    /// Fails when a database was written by a newer server.
-    static func check(applied: Int, store: String) throws {
-        if applied > current {
-            throw StoreError(
-                "the \(store) database has schema version \(applied), newer than this server's \(current): upgrade the server")
-        }
+    /// The first version whose `schema_migrations` row says its oldest server (`oldest_server`).
+    static let oldestServerColumnSince = 4
+
+    /// The table of applied migrations, as each store creates it before its first migration.
+    static func bookkeeping(_ dialect: Dialect) -> String {
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at \(dialect == .sqlite ? "INTEGER" : "BIGINT") NOT NULL)"
     }
+
+    /// The migrations this server applies to a store at `applied` whose migrations need a server
+    /// of schema `oldestServer` or newer (nil: not recorded, a store before version 4); empty
+    /// when the store is current, or newer but compatible (only expand steps past this server's
+    /// schema). Fails when the store needs a newer server.
+    static func pending(applied: Int, oldestServer: Int?, store: String) throws -> [Migration] {
+        let needed = oldestServer ?? applied
+        if needed > current {
+            throw StoreError(
+                "the \(store) database has schema version \(applied), which needs a server of schema \(needed) or newer; "
+                    + "this server's is \(current): upgrade the server (docs/storage.md#upgrades-without-downtime)")
+        }
+        return migrations.filter { $0.version > applied }
+    }
+
+    /// The `schema_migrations` row of `m`, applied at `appliedAt` (milliseconds), as SQL with its values.
+    static func record(_ m: Migration, appliedAt: Int64) -> String {
+        m.version >= oldestServerColumnSince
+            ? "INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (\(m.version), \(appliedAt), \(m.oldestServer))"
+            : "INSERT INTO schema_migrations (version, applied_at) VALUES (\(m.version), \(appliedAt))"
+    }
+
+    /// The SQL dialects.
+    enum Dialect: String, Sendable {
+        case sqlite = "SQLite"
+        case postgres = "PostgreSQL"
+    }
+
+    /// Every statement that applying `pending` runs, in order: each migration's, then its row.
+    static func statements(_ pending: [Migration], _ dialect: Dialect, appliedAt: Int64) -> [String] {
+        pending.flatMap { m in (dialect == .sqlite ? m.sqlite : m.postgres) + [record(m, appliedAt: appliedAt)] }
+    }
+
+    /// What `policyctl-serve migrate --dry-run` prints: a script a DBA can review and run as it
+    /// is (`sqlite3 FILE < script`, `psql URL -f script`), the statements `migrate` would run,
+    /// in one transaction.
+    static func script(_ pending: [Migration], _ dialect: Dialect, applied: Int, appliedAt: Int64) -> String {
+        var out = "-- SessionPolicy schema migrations for \(dialect.rawValue): version \(applied) to \(current)\n"
+        guard !pending.isEmpty else { return out + "-- nothing to do: the database is at this server's schema or newer\n" }
+        out += "BEGIN;\n"
+        if dialect == .postgres {
+            out += "-- One server or DBA migrates at a time.\nSELECT pg_advisory_xact_lock(\(advisoryLock));\n"
+        }
+        out += bookkeeping(dialect) + ";\n"
+        for m in pending {
+            let kind = m.oldestServer < m.version ? "expand" : "contract"
+            out += "\n-- \(m.version): \(m.summary) (\(kind); servers of schema \(m.oldestServer) or newer run against it)\n"
+            for sql in (dialect == .sqlite ? m.sqlite : m.postgres) + [record(m, appliedAt: appliedAt)] {
+                out += sql + ";\n"
+            }
+        }
+        return out + "COMMIT;\n"
+    }
+
+    /// The PostgreSQL advisory lock migrations take, so one server migrates at a time.
+    static let advisoryLock = 7_355_608
+
+    /// Checks a store at `applied` (`oldestServer` as recorded) and returns what to apply;
+    /// with `migrate` false (`storage.migrations` `manual`), fails when anything is to apply.
+    static func prepare(
+        applied: Int, oldestServer: Int?, dialect: Dialect, migrate: Bool
+    ) throws -> (pending: [Migration], status: SchemaStatus) {
+        let pending = try self.pending(applied: applied, oldestServer: oldestServer, store: dialect.rawValue)
+        if !pending.isEmpty, !migrate {
+            throw StoreError(
+                "the \(dialect.rawValue) database has schema version \(applied), older than this server's \(current), and "
+                    + "`storage.migrations` is `manual`: review the SQL with `policyctl-serve migrate --dry-run`, then run "
+                    + "`policyctl-serve migrate` (docs/storage.md#upgrades-without-downtime)")
+        }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let status = SchemaStatus(
+            applied: applied, oldestServer: oldestServer ?? applied, current: current, pending: pending.map(\.version),
+            script: script(pending, dialect, applied: applied, appliedAt: now))
+        return (pending, status)
+    }
+}
+
+/// A store's schema: the version applied, the oldest server that runs against it, this server's,
+/// and what migrating would run.
+public struct SchemaStatus: Sendable, Equatable {
+    /// The newest migration applied to the store (0 for an empty store).
+    public var applied: Int
+    /// The oldest server schema that runs against the store.
+    public var oldestServer: Int
+    /// This server's schema.
+    public var current: Int
+    /// The versions this server would apply.
+    public var pending: [Int]
+    /// The SQL that migrating runs, as a script (`policyctl-serve migrate --dry-run`).
+    public var script: String
 }

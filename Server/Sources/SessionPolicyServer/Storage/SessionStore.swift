@@ -121,9 +121,14 @@ public protocol SessionStore: Sendable {
     /// A short name for logs and `/healthz` (`sqlite`, `postgres`).
     var kind: String { get }
 
-    /// Creates the schema or upgrades it to this server's version. Safe to run from several
-    /// servers at once; refuses a database written by a newer server.
-    func prepare() async throws
+    /// Creates the schema or upgrades it to this server's version (with `migrate` false, fails
+    /// instead when it would change it); what it found. Safe to run from several servers at
+    /// once; runs against a newer schema whose newer steps only expand it, and refuses one that
+    /// needs a newer server (docs/storage.md#upgrades-without-downtime).
+    func prepare(migrate: Bool) async throws -> SchemaStatus
+
+    /// The store's schema and what ``prepare(migrate:)`` would run, changing nothing.
+    func schemaStatus() async throws -> SchemaStatus
 
     /// The stored state of `key`, if any.
     func session(_ key: SessionKey) async throws -> StoredSession?
@@ -207,6 +212,9 @@ public struct StoreError: Error, CustomStringConvertible {
 extension SessionStore {
     /// A store without a queue of writes reports none waiting.
     public var oldestWaitingWrite: Duration? { nil }
+
+    /// Creates the schema or upgrades it to this server's version.
+    public func prepare() async throws { _ = try await prepare(migrate: true) }
 
     /// `updateSession(_:now:log:_:)` without a decision record.
     public func updateSession<R: Sendable>(
