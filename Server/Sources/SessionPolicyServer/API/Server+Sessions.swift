@@ -193,7 +193,7 @@ extension Server {
     func revokeUser(_ request: Request, _ context: ServerRequestContext) async throws -> UserRevocationReport {
         let user = context.parameters.get("user") ?? ""
         guard StoredName.isStorable(user) else { throw APIError.badRequest([.error(.invalidValue, StoredName.message("user"), at: nil)]) }
-        let caller = try await caller(request, context)
+        let caller = try await self.caller(request, context)
         guard case .service = caller else {
             throw APIError(
                 .forbidden, .forbidden, "signing a user out of every policy is for the back end's service token",

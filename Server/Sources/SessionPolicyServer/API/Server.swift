@@ -125,7 +125,7 @@ struct Server: Sendable {
     /// The caller of a route that takes either a user token or a service token, or a 401; noted
     /// for the access log.
     func caller(_ request: Request, _ context: ServerRequestContext) async throws(APIError) -> Caller {
-        let caller = try await caller(request)
+        let caller = try await self.caller(request)
         context.actorSeen?.note(caller.actor)
         return caller
     }

@@ -92,8 +92,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         context.requestID = id
         guard let accessLogger else {
+            let served = context
             do {
-                var response = try await RequestID.$current.withValue(id) { try await next(request, context) }
+                var response = try await RequestID.$current.withValue(id) { try await next(request, served) }
                 response.headers[.requestID] = id
                 return response
             } catch let error as any HTTPResponseError {
@@ -105,9 +106,10 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         let seen = RequestActor()
         context.actorSeen = seen
+        let served = context
         var response: Response
         do {
-            response = try await RequestID.$current.withValue(id) { try await next(request, context) }
+            response = try await RequestID.$current.withValue(id) { try await next(request, served) }
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         } catch {
