@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import SessionPolicy
+import SessionPolicyDelivery
 
 /// Health, metrics and what serves.
 extension Server {
@@ -47,8 +48,10 @@ extension Server {
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: buffer))
     }
 
-    /// `GET /v1/policies/{policy}/machine`: the policy's signed machine (docs/envelope.md), with
-    /// a strong `ETag`; 304 when `If-None-Match` names it. 404 when the server has no signing key.
+    /// `GET /v1/policies/{policy}/machine[?keys=KID,...]`: the policy's signed machine
+    /// (docs/envelope.md), signed with the key the app pins (`keys`, its pinned key ids), with a
+    /// strong `ETag` that every server of the store gives it; 304 when `If-None-Match` names it.
+    /// 404 when the server has no signing key, 406 `unpinned-key` when the app pins none of its keys.
     func signedMachine(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let name = context.parameters.get("policy") ?? ""
         let snapshot = policies.snapshot
@@ -60,7 +63,20 @@ extension Server {
                 .notFound, .machineNotSigned, "this server signs no machines",
                 help: "start it with `--signing-key PEMFILE` (or `SESSIONPOLICY_SIGNING_KEY`) to serve signed machines")
         }
-        let signed = try machines.envelope(for: entry, now: clock())
+        let pinned = request.uri.queryParameters.get("keys").map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let keys = machines.keys
+        guard let signer = keys.signer(for: pinned) else {
+            metrics.machineKeyMissed()
+            throw APIError(
+                .notAcceptable, .unpinnedKey,
+                "the app pins none of this server's signing keys (`\(keys.all.map(\.keyID).joined(separator: "`, `"))`)",
+                help: "an app from before a rotation pins the previous key: keep it as `signing.previous.key` until no app "
+                    + "asks for it (docs/signed-machines.md#rotating-the-signing-key)")
+        }
+        let signed = try await stored("signed_machine") { try await machines.envelope(for: entry, signer: signer, now: clock()) }
+        metrics.machineServed(key: signer.keyID, current: signer.keyID == keys.current.keyID)
         var headers: HTTPFields = [.eTag: signed.etag, .cacheControl: "no-cache"]
         if let condition = request.headers[.ifNoneMatch], SignedMachines.matches(condition, etag: signed.etag) {
             return Response(status: .notModified, headers: headers)

@@ -79,8 +79,12 @@ public func buildApplication(
         metrics: metrics,
         detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
         detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
-        machines: try configuration.signingKeyPEM.map {
-            SignedMachines(signer: try MachineSigner(privateKeyPEM: $0), validity: configuration.machineValidity)
+        machines: try configuration.signingKeyPEM.map { pem in
+            SignedMachines(
+                signers: .init(
+                    current: try MachineSigner(privateKeyPEM: pem),
+                    previous: try configuration.signingPreviousKeyPEM.map { try MachineSigner(privateKeyPEM: $0) }),
+                validity: configuration.machineValidity, store: store)
         },
         decisionStream: try configuration.decisionLogStream.map {
             try DecisionStream($0, hashUsers: configuration.decisionLogHashUsers)
@@ -110,6 +114,7 @@ public func buildApplication(
             onHangUp: {
                 server.decisionStream?.reopen(logger: logger)
                 await TokenKeyFiles.reload(configuration, verifier: verifier, serviceVerifier: serviceVerifier, logger: logger)
+                if let machines = server.machines { SigningKeyFiles.reload(configuration, machines: machines, logger: logger) }
             }),
         StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
     ]

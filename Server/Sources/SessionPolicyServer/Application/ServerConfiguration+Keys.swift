@@ -112,6 +112,13 @@ extension ServerConfiguration {
         Key(
             "signing.key.file", .string, default: nil, "PEM file of the machine signing key (wins over `signing.key`)",
             option: .named("--signing-key")),
+        Key(
+            "signing.previous.key", .string, default: nil,
+            "During a rotation of the signing key, PEM of the key it replaces: it signs for apps that pin only it or name "
+                + "no key", secret: true, option: .absent),
+        Key(
+            "signing.previous.key.file", .string, default: nil,
+            "PEM file of the previous machine signing key (wins over `signing.previous.key`)", option: .named("--signing-previous-key")),
         Key("machine.validity", .string, default: "7d", "How long a signed machine is valid, e.g. `7d`; signed again at half"),
         Key(
             "decision.log.retention", .string, default: "90d",

@@ -115,15 +115,25 @@ extension ServerConfiguration {
         try Self.checkServiceKeysApart(
             user: (hs256Secret, es256PublicKeyPEM), service: (serviceHS256Secret, serviceES256PublicKeyPEM))
         signingKeyPEM = try secret("signing.key", what: "machine signing key", trimmed: false)
-        if let pem = signingKeyPEM {
+        signingPreviousKeyPEM = try secret("signing.previous.key", what: "previous machine signing key", trimmed: false)
+        keyFiles.signingKey = config.string("signing.key.file")
+        keyFiles.signingPreviousKey = config.string("signing.previous.key.file")
+        for (base, pem) in [("signing.key", signingKeyPEM), ("signing.previous.key", signingPreviousKeyPEM)] {
+            guard let pem else { continue }
             do {
                 _ = try MachineSigner(privateKeyPEM: pem)
             } catch {
-                let name = config.string("signing.key.file") != nil ? "signing.key.file" : "signing.key"
+                let name = config.string(base + ".file") != nil ? base + ".file" : base
                 throw ConfigurationError(
-                    "the machine signing key (set by \(config.sources(name))) is not a PEM private key of the curve P-256",
+                    "the \(base == "signing.key" ? "machine signing key" : "previous machine signing key") (set by "
+                        + "\(config.sources(name))) is not a PEM private key of the curve P-256",
                     help: "make one with `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out signing.key.pem`")
             }
+        }
+        if signingPreviousKeyPEM != nil, signingKeyPEM == nil {
+            throw ConfigurationError(
+                "`signing.previous.key` is set without `signing.key`",
+                help: "a rotation has a new key (`signing.key`) and the one it replaces (`signing.previous.key`)")
         }
         tokenIssuer = config.string("token.issuer")
         tokenAudience = config.string("token.audience")

@@ -74,6 +74,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         public var es256PublicKey: String?
         public var serviceHS256Secret: String?
         public var serviceES256PublicKey: String?
+        public var signingKey: String?
+        public var signingPreviousKey: String?
         public init() {}
     }
     public var keyFiles = KeyFiles()
@@ -84,6 +86,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The P-256 private key (PEM) the server signs each policy's machine with
     /// (`GET /v1/policies/{policy}/machine`); without one, that route answers 404.
     public var signingKeyPEM: String?
+    /// During a rotation, the signing key it replaces (docs/signed-machines.md#rotating-the-signing-key).
+    public var signingPreviousKeyPEM: String?
     /// How long a signed machine is valid; the server signs it again when half of it has passed.
     public var machineValidity = TimeSpan(seconds: 7 * 86_400)
     /// How long the decision log keeps a record; 0 keeps no decision log.

@@ -52,6 +52,16 @@ public final class ServerMetrics: Sendable {
     }
     static var keysName: MetricNameDescriptor { name("token_keys", "loaded", "Keys in the issuer's key set.") }
 
+    static var machinesName: MetricNameDescriptor {
+        name(
+            "machine_envelopes", "total",
+            "Signed machines served, by signing key id and role (current or previous): watch the previous key's fall to 0 "
+                + "before ending a rotation.")
+    }
+    static var machineKeyMissesName: MetricNameDescriptor {
+        name("machine_key_misses", "total", "Requests for a signed machine from apps that pin none of the server's signing keys.")
+    }
+
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
         .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
@@ -121,6 +131,15 @@ public final class ServerMetrics: Sendable {
         registry.makeGauge(descriptor: Self.keysFetchedName).set(Date().timeIntervalSince1970)
         registry.makeGauge(descriptor: Self.keysName).set(Double(keys))
     }
+
+    /// Counts a signed machine served, signed with `key`.
+    func machineServed(key: String, current: Bool) {
+        registry.makeCounter(descriptor: Self.machinesName, labels: [("key", key), ("role", current ? "current" : "previous")])
+            .increment()
+    }
+
+    /// Counts a request for a signed machine that pins none of the server's keys.
+    func machineKeyMissed() { registry.makeCounter(descriptor: Self.machineKeyMissesName).increment() }
 
     /// The Prometheus text exposition.
     public func render() -> [UInt8] { registry.emitToBuffer() }

@@ -89,6 +89,44 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    public func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope] {
+        try await bounded { conn in
+            let rows = try await conn.query(
+                "SELECT key_id, digest, serial, issued_at, envelope FROM signed_machines WHERE policy = \(policy)", logger: self.logger)
+            var out: [SharedEnvelope] = []
+            for try await (key, digest, serial, issued, envelope) in rows.decode((String, String, Int64, Int64, String).self) {
+                out.append(
+                    SharedEnvelope(
+                        policy: policy, keyID: key, digest: digest, serial: serial, issuedAt: Timestamp(millisecondsSinceEpoch: issued),
+                        envelope: envelope))
+            }
+            return out
+        }
+    }
+
+    public func share(_ e: SharedEnvelope, freshSince: Timestamp) async throws -> SharedEnvelope {
+        try await bounded { conn in
+            try await conn.query(
+                """
+                INSERT INTO signed_machines (policy, key_id, digest, serial, issued_at, envelope)
+                VALUES (\(e.policy), \(e.keyID), \(e.digest), \(e.serial), \(e.issuedAt.millisecondsSinceEpoch), \(e.envelope))
+                ON CONFLICT (policy, key_id) DO UPDATE SET digest = excluded.digest, serial = excluded.serial,
+                  issued_at = excluded.issued_at, envelope = excluded.envelope
+                WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at >= \(freshSince.millisecondsSinceEpoch))
+                """, logger: self.logger)
+            let rows = try await conn.query(
+                "SELECT digest, serial, issued_at, envelope FROM signed_machines WHERE policy = \(e.policy) AND key_id = \(e.keyID)",
+                logger: self.logger)
+            var kept = e
+            for try await (digest, serial, issued, envelope) in rows.decode((String, Int64, Int64, String).self) {
+                kept = SharedEnvelope(
+                    policy: e.policy, keyID: e.keyID, digest: digest, serial: serial, issuedAt: Timestamp(millisecondsSinceEpoch: issued),
+                    envelope: envelope)
+            }
+            return kept
+        }
+    }
+
     /// The newest migration applied and the oldest server it needs (nil before version 4).
     private func schema(_ conn: PostgresConnection) async throws -> (applied: Int, oldestServer: Int?) {
         var exists = false

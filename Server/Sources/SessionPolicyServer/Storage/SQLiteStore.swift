@@ -83,6 +83,40 @@ public final class SQLiteStore: SessionStore {
         }
     }
 
+    public func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT key_id, digest, serial, issued_at, envelope FROM signed_machines WHERE policy = ?", arguments: [policy]
+            ).map {
+                SharedEnvelope(
+                    policy: policy, keyID: $0[0], digest: $0[1], serial: $0[2], issuedAt: Timestamp(millisecondsSinceEpoch: $0[3]),
+                    envelope: $0[4])
+            }
+        }
+    }
+
+    public func share(_ e: SharedEnvelope, freshSince: Timestamp) async throws -> SharedEnvelope {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO signed_machines (policy, key_id, digest, serial, issued_at, envelope) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (policy, key_id) DO UPDATE SET digest = excluded.digest, serial = excluded.serial,
+                      issued_at = excluded.issued_at, envelope = excluded.envelope
+                    WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at >= ?)
+                    """,
+                arguments: [
+                    e.policy, e.keyID, e.digest, e.serial, e.issuedAt.millisecondsSinceEpoch, e.envelope, freshSince.millisecondsSinceEpoch,
+                ])
+            let row = try Row.fetchOne(
+                db, sql: "SELECT digest, serial, issued_at, envelope FROM signed_machines WHERE policy = ? AND key_id = ?",
+                arguments: [e.policy, e.keyID])
+            guard let row else { return e }
+            return SharedEnvelope(
+                policy: e.policy, keyID: e.keyID, digest: row[0], serial: row[1], issuedAt: Timestamp(millisecondsSinceEpoch: row[2]),
+                envelope: row[3])
+        }
+    }
+
     /// The newest migration applied and the oldest server it needs (nil before version 4).
     static func schema(_ db: Database) throws -> (applied: Int, oldestServer: Int?) {
         guard try db.tableExists("schema_migrations") else { return (0, nil) }

@@ -118,6 +118,23 @@ enum Schema {
                 "ALTER TABLE schema_migrations ADD COLUMN oldest_server INTEGER",
                 "UPDATE schema_migrations SET oldest_server = CASE WHEN version = 1 THEN 1 ELSE 2 END",
             ]),
+        Migration(
+            version: 5, summary: "each policy's signed machine, one per signing key, shared by the servers of one store",
+            oldestServer: 2,
+            sqlite: [
+                """
+                CREATE TABLE signed_machines (
+                  policy TEXT NOT NULL, key_id TEXT NOT NULL, digest TEXT NOT NULL, serial INTEGER NOT NULL,
+                  issued_at INTEGER NOT NULL, envelope TEXT NOT NULL, PRIMARY KEY (policy, key_id))
+                """
+            ],
+            postgres: [
+                """
+                CREATE TABLE signed_machines (
+                  policy TEXT NOT NULL, key_id TEXT NOT NULL, digest TEXT NOT NULL, serial BIGINT NOT NULL,
+                  issued_at BIGINT NOT NULL, envelope TEXT NOT NULL, PRIMARY KEY (policy, key_id))
+                """
+            ]),
     ]
 
     /// The newest version this server knows.

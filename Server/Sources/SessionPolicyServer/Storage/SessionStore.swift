@@ -130,6 +130,14 @@ public protocol SessionStore: Sendable {
     /// The store's schema and what ``prepare(migrate:)`` would run, changing nothing.
     func schemaStatus() async throws -> SchemaStatus
 
+    /// The signed machines of `policy` the servers of this store share, one per signing key.
+    func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope]
+
+    /// Keeps `envelope` as its policy's and key's shared signed machine, unless the one kept is of
+    /// the same machine and issued at `freshSince` or later (another server signed it first);
+    /// the one kept after.
+    func share(_ envelope: SharedEnvelope, freshSince: Timestamp) async throws -> SharedEnvelope
+
     /// The stored state of `key`, if any.
     func session(_ key: SessionKey) async throws -> StoredSession?
 
@@ -207,6 +215,29 @@ public struct StoreError: Error, CustomStringConvertible {
     public var description: String
     /// Creates an error.
     public init(_ description: String) { self.description = description }
+}
+
+/// A policy's signed machine as the servers of one store share it (`signed_machines`), so that
+/// every server answers the same envelope and `ETag`.
+public struct SharedEnvelope: Sendable, Equatable {
+    public var policy: String
+    /// The signing key's id.
+    public var keyID: String
+    /// The machine's digest.
+    public var digest: String
+    public var serial: Int64
+    public var issuedAt: Timestamp
+    /// The envelope's text.
+    public var envelope: String
+
+    public init(policy: String, keyID: String, digest: String, serial: Int64, issuedAt: Timestamp, envelope: String) {
+        self.policy = policy
+        self.keyID = keyID
+        self.digest = digest
+        self.serial = serial
+        self.issuedAt = issuedAt
+        self.envelope = envelope
+    }
 }
 
 extension SessionStore {
