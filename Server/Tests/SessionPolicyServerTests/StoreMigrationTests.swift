@@ -104,7 +104,7 @@ struct StoreMigrationTests {
         let dry = try Self.migrate(["--dry-run", "--storage", migrated.url])
         #expect(dry.status == 0, "\(dry.stderr)")
         let dialect = storage == .sqlite ? "SQLite" : "PostgreSQL"
-        #expect(dry.stdout.hasPrefix("-- SessionPolicy schema migrations for \(dialect): version 0 to 4\nBEGIN;\n"), "\(dry.stdout)")
+        #expect(dry.stdout.hasPrefix("-- SessionPolicy schema migrations for \(dialect): version 0 to 5\nBEGIN;\n"), "\(dry.stdout)")
         #expect(dry.stdout.hasSuffix("COMMIT;\n"))
         #expect(dry.stdout.contains("(expand; servers of schema 2 or newer run against it)"))
         if storage == .sqlite {
@@ -116,9 +116,9 @@ struct StoreMigrationTests {
         try scripted.run(dry.stdout)
         let done = try Self.migrate(["--storage", migrated.url])
         #expect(done.status == 0, "\(done.stderr)")
-        #expect(done.stdout == "migrated the store from schema version 0 to 4 (applied 1, 2, 3, 4)\n")
+        #expect(done.stdout == "migrated the store from schema version 0 to 5 (applied 1, 2, 3, 4, 5)\n")
         #expect(try migrated.schema() == scripted.schema())
-        #expect(try Self.migrate(["--storage", migrated.url]).stdout == "the store is at schema version 4, this server's: nothing to do\n")
+        #expect(try Self.migrate(["--storage", migrated.url]).stdout == "the store is at schema version 5, this server's: nothing to do\n")
         let nothing = try Self.migrate(["--dry-run", "--storage", scripted.url])
         #expect(nothing.stdout.contains("nothing to do"), "\(nothing.stdout)")
     }
@@ -141,10 +141,10 @@ struct StoreMigrationTests {
         #expect(manual.stderr.contains("policyctl-serve migrate"))
 
         #expect(try Self.migrate(["--storage", store.url]).status == 0)
-        // The next release's migration 5, an expand step: a column this server does not know.
+        // The next release's migration 6, an expand step: a column this server does not know.
         try store.run(
             "ALTER TABLE decisions ADD COLUMN next_release TEXT; "
-                + "INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (5, 0, 2);")
+                + "INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (6, 0, 2);")
         let (server, port) = try ServeProcess.start(arguments + ["--storage-migrations", "manual"])
         let user = unique("erin")
         let path = "/v1/policies/kobil-offline-token/sessions/\(user)/phone"
@@ -166,13 +166,13 @@ struct StoreMigrationTests {
         #expect(history.1.contains("\"revision\":1"), "\(history.1)")
         server.terminate()
         server.waitUntilExit()
-        #expect(try Self.migrate(["--storage", store.url]).stdout.contains("newer than this server's 4; servers of schema 2 or newer"))
+        #expect(try Self.migrate(["--storage", store.url]).stdout.contains("newer than this server's 5; servers of schema 2 or newer"))
 
         // Then its contract step: this server is too old.
-        try store.run("INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (6, 0, 6);")
+        try store.run("INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (7, 0, 7);")
         let refused = try CLI.run(arguments, executable: Self.serve)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("needs a server of schema 6 or newer; this server's is 4"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("needs a server of schema 7 or newer; this server's is 5"), "\(refused.stderr)")
         #expect(try Self.migrate(["--storage", store.url]).status == 2)
     }
 }
