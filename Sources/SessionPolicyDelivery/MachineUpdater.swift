@@ -33,6 +33,9 @@ public struct MachineUpdater: Sendable {
     public let policy: String
     /// The pinned keys.
     public let keys: [TrustedKey]
+    /// The pinned keys' ids, in order: what a fetch sends the server as `?keys=ID,ID`, so that it
+    /// signs with a key this app pins (docs/signed-machines.md).
+    public var keyIDs: [String] { keys.map(\.id) }
     /// The tolerance of the validity checks, in milliseconds.
     public let toleranceMilliseconds: Int64
     /// The machine held: the last one installed or restored, nil before any.

@@ -129,6 +129,16 @@ public final class MachineUpdater {
         return policy;
     }
 
+    /**
+     * The ids of the pinned keys, in the order given: what a fetch sends the server as {@code
+     * ?keys=ID,ID} so that it signs with a key this app pins (docs/signed-machines.md).
+     */
+    public @NonNull List<String> keyIds() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (TrustedKey k : keys) ids.add(k.id());
+        return java.util.Collections.unmodifiableList(ids);
+    }
+
     private UpdateResult update(byte[] envelope, boolean checkTimes, long now) {
         SignedMachine m;
         try {

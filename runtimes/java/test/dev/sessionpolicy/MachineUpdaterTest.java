@@ -84,6 +84,12 @@ class MachineUpdaterTest {
     // ---- installing ----
 
     @Test
+    void keyIdsAreThePinnedKeysIdsInOrder() throws Exception {
+        MachineUpdater u = new MachineUpdater(POLICY, java.util.Arrays.asList(key("b"), key("a")));
+        assertEquals(java.util.Arrays.asList(key("b").id(), key("a").id()), u.keyIds());
+    }
+
+    @Test
     void anOfferedEnvelopeIsInstalledAndItsBytesHandedBack() throws Exception {
         MachineUpdater u = updater();
         assertNull(u.current());
