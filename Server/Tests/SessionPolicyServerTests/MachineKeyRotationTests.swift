@@ -61,7 +61,12 @@ struct MachineKeyRotationTests {
         let clock: @Sendable () -> Timestamp = { IdentityProviderTests.realClock() }
         // The app's release 1 pins key a and names no key in its fetch.
         var release1 = try MachineUpdater(policy: "spendiq", keys: [a])
-        try await TestServer.run(.sqlite, policies: dir.path, configure: { $0.storage = store; $0.signingKeyPEM = Self.key("a") }, clock: clock) {
+        try await TestServer.run(
+            .sqlite, policies: dir.path,
+            configure: {
+                $0.storage = store; $0.signingKeyPEM = Self.key("a")
+            }, clock: clock
+        ) {
             http in
             guard case .installed = release1.offer(Data(try await http.get(Self.path).text.utf8), now: clock()) else {
                 Issue.record("release 1 did not install the first machine")
@@ -113,7 +118,12 @@ struct MachineKeyRotationTests {
             #expect(metrics.contains(#"sessionpolicy_machine_envelopes_total{key="\#(b.id)",role="current"}"#))
         }
         // The rotation ends: key b alone. Release 2 carries on; an app pinning only key a is told so.
-        try await TestServer.run(.sqlite, policies: dir.path, configure: { $0.storage = store; $0.signingKeyPEM = Self.key("b") }, clock: clock) {
+        try await TestServer.run(
+            .sqlite, policies: dir.path,
+            configure: {
+                $0.storage = store; $0.signingKeyPEM = Self.key("b")
+            }, clock: clock
+        ) {
             http in
             #expect(Self.accepts(&release2, try await http.get(Self.path + both).text, clock()))
             let refused = try await http.get(Self.path + "?keys=\(a.id)")

@@ -158,13 +158,15 @@ enum SigningKeyFiles {
         let files = configuration.keyFiles
         guard files.signingKey != nil || files.signingPreviousKey != nil else { return }
         do {
-            let current = try files.signingKey.map { try ServerConfiguration.read($0, what: "machine signing key") }
+            let current =
+                try files.signingKey.map { try ServerConfiguration.read($0, what: "machine signing key") }
                 ?? configuration.signingKeyPEM
             guard let current else { return }
             let previous: String?
             if let path = files.signingPreviousKey {
                 // The previous key's file removed ends the rotation.
-                previous = FileManager.default.fileExists(atPath: path)
+                previous =
+                    FileManager.default.fileExists(atPath: path)
                     ? try ServerConfiguration.read(path, what: "previous machine signing key") : nil
             } else {
                 previous = configuration.signingPreviousKeyPEM

@@ -135,7 +135,8 @@ public final class PostgresStore: SessionStore, Service {
         }
         guard exists else { return (0, nil) }
         var applied = 0
-        for try await v in try await conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self) {
+        for try await v in try await conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", logger: logger).decode(Int.self)
+        {
             applied = v
         }
         guard applied >= Schema.oldestServerColumnSince else { return (applied, nil) }
