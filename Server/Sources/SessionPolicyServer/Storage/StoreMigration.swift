@@ -15,11 +15,19 @@ public enum StoreMigration {
         }
         let store = try configuration.storage.makeStore(
             logger: logger, readOnly: false, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout)
-        defer { Task { await store.close() } }
         let work: @Sendable () async throws -> SchemaStatus = {
             dryRun ? try await store.schemaStatus() : try await store.prepare(migrate: true)
         }
-        guard let service = store as? any Service else { return try await work() }
+        guard let service = store as? any Service else {
+            do {
+                let status = try await work()
+                await store.close()
+                return status
+            } catch {
+                await store.close()
+                throw error
+            }
+        }
         // PostgreSQL: the pool runs beside the work, which is bounded (a database that does not
         // answer is an error, not a wait).
         let bound = configuration.storeConnectTimeout + PostgresStore.migrationTimeout + .seconds(5)
