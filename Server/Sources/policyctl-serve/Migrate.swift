@@ -8,6 +8,7 @@ import SessionPolicyServer
 /// a start, for a DBA to review (`--dry-run` prints the SQL) and run before a rolling deploy.
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "migrate",
         abstract: "Migrate the store's schema to this server's, or print the SQL it would run (--dry-run).",
         discussion: """
             Reads the storage as the server does: --storage, SESSIONPOLICY_STORAGE, or the --config file \

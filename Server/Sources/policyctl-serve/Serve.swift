@@ -31,6 +31,18 @@ struct Serve: AsyncParsableCommand {
         version: SessionPolicyRelease.version,
         subcommands: [Migrate.self])
 
+    /// `policyctl-serve migrate ...` runs ``Migrate`` as a command of its own: parsed as this
+    /// command's subcommand, its `--storage` would be taken by this command's option of that name.
+    /// (It is listed as a subcommand for `--help` and the manual page.)
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == Migrate.configuration.commandName {
+            await Migrate.main(Array(arguments.dropFirst()))
+        } else {
+            await main(arguments)
+        }
+    }
+
     /// One option per configuration key, from `ServerConfiguration.keys`.
     @OptionGroup var options: ConfigurationOptions
 

@@ -110,7 +110,7 @@ struct DecisionLogTests {
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2)
         let last = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
-        #expect(Set(last.keys) == ["bundles", "decision_id", "input", "labels", "path", "result", "timestamp"])
+        #expect(Set(last.keys) == ["bundles", "decision_id", "input", "labels", "path", "req_id", "requested_by", "result", "timestamp"])
         #expect(last["path"] as? String == "sessionpolicy/kobil-offline-token")
         let input = try #require(last["input"] as? [String: Any])
         let hashed = SHA256Hex.of(user)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import SessionPolicy
 import SessionPolicyDelivery
@@ -60,23 +61,21 @@ struct MachineKeyRotationTests {
         let a = try Self.trusted("a"), b = try Self.trusted("b")
         let clock: @Sendable () -> Timestamp = { IdentityProviderTests.realClock() }
         // The app's release 1 pins key a and names no key in its fetch.
-        var release1 = try MachineUpdater(policy: "spendiq", keys: [a])
-        try await TestServer.run(
-            .sqlite, policies: dir.path,
-            configure: {
-                $0.storage = store; $0.signingKeyPEM = Self.key("a")
-            }, clock: clock
-        ) {
-            http in
-            guard case .installed = release1.offer(Data(try await http.get(Self.path).text.utf8), now: clock()) else {
-                Issue.record("release 1 did not install the first machine")
-                return
-            }
+        let release1 = NIOLockedValueBox(try MachineUpdater(policy: "spendiq", keys: [a]))
+        let first: @Sendable (inout ServerConfiguration) -> Void = {
+            $0.storage = store
+            $0.signingKeyPEM = Self.key("a")
         }
-        // The rotation starts: key b signs, key a is the previous key. Release 2 pins both and names them.
-        var release2 = try MachineUpdater(policy: "spendiq", keys: [a, b])
-        _ = release2.restore(release1.current!.envelope)
-        let both = "?keys=\(a.id),\(b.id)"
+        try await TestServer.run(.sqlite, policies: dir.path, configure: first, clock: clock) { http in
+            let fetched = try await http.get(Self.path).text
+            #expect(Self.offer(release1, fetched, clock()) == "installed", "release 1's first machine")
+        }
+        // The rotation starts: key b signs, key a is the previous key. Release 2 pins both and
+        // names them; it starts from the envelope release 1 stored (an update of the app).
+        var updated = try MachineUpdater(policy: "spendiq", keys: [a, b])
+        _ = updated.restore(release1.withLockedValue { $0.current!.envelope })
+        let release2 = NIOLockedValueBox(updated)
+        let both = "?keys=" + updated.keyIDs.joined(separator: ",")
         let rotating: @Sendable (inout ServerConfiguration) -> Void = {
             $0.storage = store
             $0.signingKeyPEM = Self.key("b")
@@ -86,46 +85,39 @@ struct MachineKeyRotationTests {
             let old = try await http.get(Self.path)
             #expect(old.status == 200)
             #expect(Self.kid(old.text) == a.id, "an app that names no key gets the previous key's")
-            #expect(Self.accepts(&release1, old.text, clock()), "release 1 after the rotation started")
+            #expect(Self.offer(release1, old.text, clock()) == "unchanged", "release 1 after the rotation started")
             let new = try await http.get(Self.path + both)
             #expect(Self.kid(new.text) == b.id)
-            #expect(Self.accepts(&release2, new.text, clock()), "release 2 takes the new key's envelope of the same machine")
+            #expect(Self.offer(release2, new.text, clock()) == "unchanged", "release 2: the new key's envelope of the same machine")
             #expect(try await http.get(Self.path + "?keys=\(a.id)").text == old.text, "an app naming only key a")
-            // A changed policy reaches both releases.
+            // A changed policy reaches both releases (the server reloads it within 100 ms here).
             let changed = Fixtures.text("policies/spendiq.yaml").replacingOccurrences(of: "window: 7d", with: "window: 5d")
             #expect(changed != Fixtures.text("policies/spendiq.yaml"))
             try changed.write(to: dir.appendingPathComponent("spendiq.yaml"), atomically: true, encoding: .utf8)
-            // The server reloads the file within its reload interval (100 ms in the tests).
-            var installed = false
+            var result = ""
             for _ in 0..<100 {
-                var probe = release2
-                if case .installed = probe.offer(Data(try await http.get(Self.path + both).text.utf8), now: clock()) {
-                    release2 = probe
-                    installed = true
-                    break
-                }
+                result = Self.offer(release2, try await http.get(Self.path + both).text, clock())
+                if result != "unchanged" { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(installed, "release 2 did not install the changed machine")
-            guard case .installed = release1.offer(Data(try await http.get(Self.path).text.utf8), now: clock()) else {
-                Issue.record("release 1 did not install the changed machine")
-                return
-            }
-            #expect(release1.current?.digest == release2.current?.digest)
-            #expect(release1.current?.serial == release2.current?.serial, "one serial for one machine, under both keys")
+            #expect(result == "installed", "release 2 and the changed machine")
+            let changedForRelease1 = try await http.get(Self.path).text
+            #expect(Self.offer(release1, changedForRelease1, clock()) == "installed", "release 1 and the changed machine")
+            let held = (release1.withLockedValue { $0.current }, release2.withLockedValue { $0.current })
+            #expect(held.0?.digest == held.1?.digest)
+            #expect(held.0?.serial == held.1?.serial, "one serial for one machine, under both keys")
             let metrics = try await http.get("/metrics").text
             #expect(metrics.contains(#"sessionpolicy_machine_envelopes_total{key="\#(a.id)",role="previous"}"#), "\(metrics)")
             #expect(metrics.contains(#"sessionpolicy_machine_envelopes_total{key="\#(b.id)",role="current"}"#))
         }
         // The rotation ends: key b alone. Release 2 carries on; an app pinning only key a is told so.
-        try await TestServer.run(
-            .sqlite, policies: dir.path,
-            configure: {
-                $0.storage = store; $0.signingKeyPEM = Self.key("b")
-            }, clock: clock
-        ) {
-            http in
-            #expect(Self.accepts(&release2, try await http.get(Self.path + both).text, clock()))
+        let last: @Sendable (inout ServerConfiguration) -> Void = {
+            $0.storage = store
+            $0.signingKeyPEM = Self.key("b")
+        }
+        try await TestServer.run(.sqlite, policies: dir.path, configure: last, clock: clock) { http in
+            let fetched = try await http.get(Self.path + both).text
+            #expect(Self.offer(release2, fetched, clock()) == "unchanged")
             let refused = try await http.get(Self.path + "?keys=\(a.id)")
             #expect(refused.status == 406)
             #expect(refused.code == "unpinned-key")
@@ -183,13 +175,12 @@ struct MachineKeyRotationTests {
         return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["kid"] as? String
     }
 
-    /// Whether `updater` takes `envelope` (installed, or the machine it holds).
-    static func accepts(_ updater: inout MachineUpdater, _ envelope: String, _ now: Timestamp) -> Bool {
-        switch updater.offer(Data(envelope.utf8), now: now) {
-        case .installed, .unchanged: return true
-        case let .refused(diagnostic):
-            Issue.record("refused: \(diagnostic.code.rawValue) \(diagnostic.message)")
-            return false
+    /// What `updater` does with `envelope`: `installed`, `unchanged`, or `refused CODE`.
+    static func offer(_ updater: NIOLockedValueBox<MachineUpdater>, _ envelope: String, _ now: Timestamp) -> String {
+        switch updater.withLockedValue({ $0.offer(Data(envelope.utf8), now: now) }) {
+        case .installed: "installed"
+        case .unchanged: "unchanged"
+        case let .refused(diagnostic): "refused \(diagnostic.code.rawValue): \(diagnostic.message)"
         }
     }
 }

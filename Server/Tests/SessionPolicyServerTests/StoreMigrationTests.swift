@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import SessionPolicy
 import SessionPolicyServer
 import SessionPolicyTestSupport
@@ -64,10 +65,6 @@ struct StoreMigrationTests {
                         + "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname; "
                         + "SELECT version, oldest_server FROM schema_migrations ORDER BY version")
             }
-        }
-
-        static func psql(_ url: String, _ sql: String) throws {
-            _ = try psql(url, sql) as String
         }
 
         @discardableResult

@@ -118,7 +118,8 @@ extension ServerConfiguration {
                 + "no key", secret: true, option: .absent),
         Key(
             "signing.previous.key.file", .string, default: nil,
-            "PEM file of the previous machine signing key (wins over `signing.previous.key`)", option: .named("--signing-previous-key")),
+            "PEM file of the previous machine signing key (wins over `signing.previous.key`); while it does not exist, no "
+                + "rotation is under way", option: .named("--signing-previous-key")),
         Key("machine.validity", .string, default: "7d", "How long a signed machine is valid, e.g. `7d`; signed again at half"),
         Key(
             "decision.log.retention", .string, default: "90d",

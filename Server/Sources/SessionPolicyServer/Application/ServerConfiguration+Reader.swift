@@ -115,7 +115,13 @@ extension ServerConfiguration {
         try Self.checkServiceKeysApart(
             user: (hs256Secret, es256PublicKeyPEM), service: (serviceHS256Secret, serviceES256PublicKeyPEM))
         signingKeyPEM = try secret("signing.key", what: "machine signing key", trimmed: false)
-        signingPreviousKeyPEM = try secret("signing.previous.key", what: "previous machine signing key", trimmed: false)
+        // The previous key's file exists only during a rotation: missing, no rotation is under way
+        // (SIGHUP reads it again, docs/signed-machines.md#rotating-the-signing-key).
+        if let path = config.string("signing.previous.key.file"), !FileManager.default.fileExists(atPath: path) {
+            signingPreviousKeyPEM = nil
+        } else {
+            signingPreviousKeyPEM = try secret("signing.previous.key", what: "previous machine signing key", trimmed: false)
+        }
         keyFiles.signingKey = config.string("signing.key.file")
         keyFiles.signingPreviousKey = config.string("signing.previous.key.file")
         for (base, pem) in [("signing.key", signingKeyPEM), ("signing.previous.key", signingPreviousKeyPEM)] {

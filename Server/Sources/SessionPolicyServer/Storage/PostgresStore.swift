@@ -112,7 +112,7 @@ public final class PostgresStore: SessionStore, Service {
                 VALUES (\(e.policy), \(e.keyID), \(e.digest), \(e.serial), \(e.issuedAt.millisecondsSinceEpoch), \(e.envelope))
                 ON CONFLICT (policy, key_id) DO UPDATE SET digest = excluded.digest, serial = excluded.serial,
                   issued_at = excluded.issued_at, envelope = excluded.envelope
-                WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at >= \(freshSince.millisecondsSinceEpoch))
+                WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at > \(freshSince.millisecondsSinceEpoch))
                 """, logger: self.logger)
             let rows = try await conn.query(
                 "SELECT digest, serial, issued_at, envelope FROM signed_machines WHERE policy = \(e.policy) AND key_id = \(e.keyID)",

@@ -102,7 +102,7 @@ public final class SQLiteStore: SessionStore {
                     INSERT INTO signed_machines (policy, key_id, digest, serial, issued_at, envelope) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (policy, key_id) DO UPDATE SET digest = excluded.digest, serial = excluded.serial,
                       issued_at = excluded.issued_at, envelope = excluded.envelope
-                    WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at >= ?)
+                    WHERE NOT (signed_machines.digest = excluded.digest AND signed_machines.issued_at > ?)
                     """,
                 arguments: [
                     e.policy, e.keyID, e.digest, e.serial, e.issuedAt.millisecondsSinceEpoch, e.envelope, freshSince.millisecondsSinceEpoch,

@@ -134,7 +134,7 @@ public protocol SessionStore: Sendable {
     func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope]
 
     /// Keeps `envelope` as its policy's and key's shared signed machine, unless the one kept is of
-    /// the same machine and issued at `freshSince` or later (another server signed it first);
+    /// the same machine and issued after `freshSince` (another server signed it first);
     /// the one kept after.
     func share(_ envelope: SharedEnvelope, freshSince: Timestamp) async throws -> SharedEnvelope
 
