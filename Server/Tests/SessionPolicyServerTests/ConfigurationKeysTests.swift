@@ -40,6 +40,9 @@ struct ConfigurationKeysTests {
             "service.es256.public.key.file": Fixtures.path("spec/conformance/keys/b.pub.pem"),
             "signing.key": Fixtures.text("spec/conformance/keys/a.key.pem"),
             "signing.key.file": Fixtures.path("spec/conformance/keys/a.key.pem"),
+            "signing.previous.key": Fixtures.text("spec/conformance/keys/b.key.pem"),
+            "signing.previous.key.file": Fixtures.path("spec/conformance/keys/b.key.pem"),
+            "storage.migrations": "manual", "log.access": "true",
             "machine.validity": "2d", "decision.log.retention": "30d", "decision.log": "stdout", "decision.log.hash.users": "true",
             "token.issuer": "https://id.example", "token.audience": "api", "pools": "vendor:0123456789abcdef",
             "apps": "com.example.crm:cross-app-device-sso", "reload.interval": "0.5", "max.body": "1000",
@@ -64,6 +67,7 @@ struct ConfigurationKeysTests {
         "hs256.secret": ["\(mark)\(secret)"],  // refused beside the same service secret
         "service.hs256.secret": ["\(mark)\(secret)"],
         "signing.key": ["-----BEGIN PRIVATE KEY-----\n\(mark)\n-----END PRIVATE KEY-----"],
+        "signing.previous.key": ["-----BEGIN PRIVATE KEY-----\n\(mark)\n-----END PRIVATE KEY-----"],
         "pools": [mark, ":\(mark)", "vendor:\(mark.prefix(10))"],
         "token.introspection.client.secret": ["\(mark)\n\(mark)"],
     ]
@@ -84,13 +88,14 @@ struct ConfigurationKeysTests {
     @Test("each key set by its option, its environment variable or the file has the same effect", arguments: sampledKeys)
     func sameEffectFromEverySource(_ key: Key) async throws {
         let sample = try #require(Self.samples[key.name])
-        let defaults = ServerConfiguration()
-        let viaEnvironment = try await ServerConfiguration.load(environment: [key.environmentVariable: sample])
+        let base = Self.prerequisites(key)
+        let defaults = try await ServerConfiguration.load(environment: base)
+        let viaEnvironment = try await ServerConfiguration.load(environment: base.merging([key.environmentVariable: sample]) { $1 })
         #expect(viaEnvironment != defaults, "`\(key.environmentVariable)` changed nothing")
-        let viaFile = try await Self.load(file: Self.json(key, sample))
+        let viaFile = try await Self.load(file: Self.json(key, sample), environment: base)
         #expect(viaFile == viaEnvironment, "`\(key.name)` in the file")
         guard let option = key.option else { return }
-        let viaOption = try await Self.load(arguments: key.type == .bool ? [option] : [option, sample])
+        let viaOption = try await Self.load(arguments: key.type == .bool ? [option] : [option, sample], environment: base)
         #expect(viaOption == viaEnvironment, "`\(option)`")
     }
 
@@ -235,6 +240,11 @@ struct ConfigurationKeysTests {
     }
 
     /// The other keys a refused secret needs to be refused: the user key beside the same service key.
+    /// What a key needs beside it to take effect: the previous signing key, a current one.
+    static func prerequisites(_ key: Key) -> [String: String] {
+        key.name.hasPrefix("signing.previous.key") ? ["SESSIONPOLICY_SIGNING_KEY": samples["signing.key"]!] : [:]
+    }
+
     static func companions(_ key: Key, _ value: String?) -> [String: String] {
         var environment = value.map { [key.environmentVariable: $0] } ?? [:]
         if key.name == "hs256.secret" { environment["SESSIONPOLICY_SERVICE_HS256_SECRET"] = "\(mark)\(secret)" }
