@@ -335,8 +335,8 @@ struct StoreConformanceTests {
         let corrupt = try SQLiteStore(path: path)
         await #expect(throws: StoreError.self) { try await corrupt.session(key) }
         await corrupt.close()
-        // Pretend a newer server migrated the file.
-        try sqlite3("INSERT INTO schema_migrations VALUES (999, 0)")
+        // Pretend a newer server migrated the file with a contract step (one this server cannot run against).
+        try sqlite3("INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (999, 0, 999)")
         let newer = try SQLiteStore(path: path)
         await #expect(throws: StoreError.self) { try await newer.prepare() }
         await newer.close()
