@@ -216,9 +216,21 @@ final class ServedDirectory {
     func send(_ method: HTTPRequest.Method, _ uri: String, _ body: String? = nil) async throws -> HTTP.Reply {
         let request = TestClient.Request(
             uri, method: method, headers: [.contentType: "application/json"], body: body.map { ByteBuffer(string: $0) })
-        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { try await $0.execute(request) }
+        let response: TestClient.Response?
+        do {
+            response = try await TestClient.withClient(host: "127.0.0.1", port: port) { try await $0.execute(request) }
+        } catch {
+            let log = (try? String(contentsOf: logURL, encoding: .utf8)) ?? "?"
+            // Say what the server was doing: a failure here has been seen only with the whole suite
+            // running beside a fuzzer, never alone.
+            let state = process.map { $0.isRunning ? "running" : "exited \($0.terminationStatus)" } ?? "not started"
+            print(
+                "policy deployment test: \(method) \(uri) on port \(port) failed (\(error)); the server: \(state); its log ends:\n\(log.suffix(1500))"
+            )
+            throw error
+        }
         return HTTP.Reply(
-            status: Int(response.status.code), headers: response.headers, text: response.body.map { String(buffer: $0) } ?? "")
+            status: Int(response!.status.code), headers: response!.headers, text: response!.body.map { String(buffer: $0) } ?? "")
     }
 
     func get(_ uri: String) async throws -> HTTP.Reply { try await send(.get, uri) }
