@@ -66,9 +66,9 @@ struct VersionTests {
         #expect(named == Self.version[...], "CHANGELOG.md's newest heading is `\(heading)`: \(Self.fix)")
     }
 
-    @Test("the jar and its POM are built with the version VERSION holds")
+    @Test("the packages, the jar and its POM are built with the version VERSION holds")
     func builtFromTheFile() {
-        for script in ["runtimes/java/build.sh"] {
+        for script in ["runtimes/java/build.sh", "packaging/build.sh", "packaging/test-deb.sh"] {
             let text = Fixtures.text(script)
             #expect(text.contains("/VERSION\")") || text.contains("$(cat VERSION)"), "\(script) reads VERSION")
             #expect(!text.contains(Self.version), "\(script) writes the version itself instead of reading VERSION")
