@@ -59,6 +59,28 @@ struct OperationsTests {
         }
     }
 
+    @Test("/metrics and /healthz name the version and each serving policy's digest; store operations are timed")
+    func versions() async throws {
+        try await TestServer.run(.sqlite) { http in
+            let user = unique("olga")
+            let stateful = try await http.post(
+                "/v1/policies/spendiq/sessions/\(user)/phone/events",
+                #"{"event":{"type":"launch","time":"2026-03-02T09:00:00Z","network":"online"}}"#, token: try await Tokens.hs256(user))
+            #expect(stateful.status == 200, "\(stateful.text)")
+            let health = try await http.get("/healthz")
+            #expect(health.json?["version"] as? String == SessionPolicyRelease.version)
+            let serving = try #require(health.json?["serving"] as? [String: String])
+            let listed = try #require(try await http.get("/v1/policies").json?["policies"] as? [[String: Any]])
+            #expect(serving.count == listed.count)
+            let spendiq = try #require(serving["spendiq"])
+            #expect(listed.first { $0["name"] as? String == "spendiq" }?["digest"] as? String == spendiq)
+            let metrics = try await http.get("/metrics").text
+            #expect(metrics.contains(#"sessionpolicy_build_info{version="\#(SessionPolicyRelease.version)"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"sessionpolicy_policy_serving{policy="spendiq",digest="\#(spendiq)"} 1"#))
+            #expect(metrics.contains(#"sessionpolicy_store_duration_seconds_count{operation="update_session"} 1"#))
+        }
+    }
+
     @Test("/v1/policies lists what serves")
     func policies() async throws {
         try await TestServer.run(.sqlite) { http in

@@ -35,8 +35,9 @@ extension Server {
             status: !healthy ? "failing" : snapshot.problems.isEmpty && keys.allSatisfy(\.ok) ? "ok" : "degraded",
             store: .init(kind: store.kind, ok: storeOK),
             writer: .init(ok: writerOK, oldestWaitSeconds: wait.map { Double($0.nanoseconds / 1_000_000) / 1000 } ?? 0),
-            policies: snapshot.policies.keys.sorted(),
-            problems: PoliciesReport.problems(snapshot), tokenKeys: keys.isEmpty ? nil : keys)
+            policies: snapshot.policies.keys.sorted(), version: SessionPolicyRelease.version,
+            serving: snapshot.policies.mapValues(\.digest), problems: PoliciesReport.problems(snapshot),
+            tokenKeys: keys.isEmpty ? nil : keys)
         return EditedResponse(status: healthy ? .ok : .serviceUnavailable, response: report)
     }
 
@@ -117,11 +118,15 @@ struct HealthReport: ResponseEncodable {
     var store: Store
     var writer: Writer
     var policies: [String]
+    /// The server's version.
+    var version: String
+    /// The machine digest each policy serves, by name.
+    var serving: [String: String]
     var problems: [PoliciesReport.Problem]
     /// Each issuer's key set, when keys come from issuers.
     var tokenKeys: [KeySetSource.Status]?
     enum CodingKeys: String, CodingKey {
-        case status, store, writer, policies, problems
+        case status, store, writer, policies, version, serving, problems
         case tokenKeys = "token_keys"
     }
 }

@@ -89,6 +89,8 @@ struct Server: Sendable {
     /// (an ``APIError``) passes through: whatever else a driver or pool throws is the store's,
     /// never a 500 with an empty body.
     func stored<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+        let start = ContinuousClock.now
+        defer { metrics.stored(operation, ContinuousClock.now - start) }
         do {
             return try await body()
         } catch let error as APIError {

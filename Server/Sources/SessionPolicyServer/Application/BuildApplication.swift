@@ -28,7 +28,7 @@ public func buildApplication(
     let metrics = ServerMetrics()
     policies.reload(logger: logger)
     let loaded = policies.snapshot
-    metrics.reloaded(ok: loaded.problems.isEmpty, policies: loaded.policies.count, broken: loaded.filesWithProblems)
+    metrics.reloaded(ok: loaded.problems.isEmpty, serving: loaded.policies.mapValues(\.digest), broken: loaded.filesWithProblems)
     if loaded.policies.isEmpty {
         throw ConfigurationError(
             "no policy in `\(configuration.policyDirectory)` compiles",

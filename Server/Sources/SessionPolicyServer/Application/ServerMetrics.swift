@@ -10,6 +10,9 @@ public final class ServerMetrics: Sendable {
     // The registry finds a metric by building a key from its labels; these remember them.
     private let counters = NIOLockedValueBox([DecisionKey: Counter]())
     private let histograms = NIOLockedValueBox([RequestKey: DurationHistogram]())
+    private let storeHistograms = NIOLockedValueBox([String: DurationHistogram]())
+    /// `sessionpolicy_policy_serving` of each policy that serves, by name, with its digest.
+    private let serving = NIOLockedValueBox([String: (digest: String, gauge: Gauge)]())
 
     private struct DecisionKey: Hashable {
         var policy: String
@@ -62,14 +65,26 @@ public final class ServerMetrics: Sendable {
         name("machine_key_misses", "total", "Requests for a signed machine from apps that pin none of the server's signing keys.")
     }
 
+    static var buildInfoName: MetricNameDescriptor {
+        name("build", "info", "The server's version (always 1).")
+    }
+    static var servingName: MetricNameDescriptor {
+        name("policy", "serving", "Each policy that serves, with its machine digest (always 1; a reload replaces the series).")
+    }
+    static var storeDurationName: MetricNameDescriptor {
+        name("store_duration", "seconds", "Time of a storage operation of a request, by operation, failures included.")
+    }
+
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
         .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
         .milliseconds(100), .milliseconds(250), .seconds(1),
     ]
 
-    /// Creates an empty set of metrics.
-    public init() {}
+    /// Creates the metrics, with `sessionpolicy_build_info{version}`.
+    public init() {
+        registry.makeGauge(descriptor: Self.buildInfoName, labels: [("version", SessionPolicyRelease.version)]).set(Double(1))
+    }
 
     /// Counts `count` decisions of one kind.
     func decided(policy: String, _ outcome: Outcome, count: Int = 1) {
@@ -117,11 +132,34 @@ public final class ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.refusedName, labels: [("why", why)]).increment()
     }
 
-    /// Records a reload and what serves after it.
-    func reloaded(ok: Bool, policies: Int, broken: Int) {
+    /// Records a reload and what serves after it: `serving` is each policy's machine digest.
+    func reloaded(ok: Bool, serving policies: [String: String], broken: Int) {
         registry.makeCounter(descriptor: Self.reloadsName, labels: [("result", ok ? "ok" : "failed")]).increment()
-        registry.makeGauge(descriptor: Self.policiesName).set(Double(policies))
+        registry.makeGauge(descriptor: Self.policiesName).set(Double(policies.count))
         registry.makeGauge(descriptor: Self.brokenName).set(Double(broken))
+        serving.withLockedValue { held in
+            for (name, old) in held where policies[name] != old.digest {
+                registry.unregisterGauge(old.gauge)
+                held[name] = nil
+            }
+            for (name, digest) in policies where held[name] == nil {
+                let gauge = registry.makeGauge(descriptor: Self.servingName, labels: [("policy", name), ("digest", digest)])
+                gauge.set(Double(1))
+                held[name] = (digest, gauge)
+            }
+        }
+    }
+
+    /// Records the time of a storage operation, failed or not.
+    func stored(_ operation: String, _ duration: Duration) {
+        if let histogram = storeHistograms.withLockedValue({ $0[operation] }) {
+            histogram.record(duration)
+            return
+        }
+        let histogram = registry.makeDurationHistogram(
+            descriptor: Self.storeDurationName, labels: [("operation", operation)], buckets: Self.buckets)
+        storeHistograms.withLockedValue { $0[operation] = histogram }
+        histogram.record(duration)
     }
 
     /// Records a fetch of the issuer's key set.

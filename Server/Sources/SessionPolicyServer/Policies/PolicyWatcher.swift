@@ -38,6 +38,6 @@ struct PolicyWatcher: Service {
     func reload() {
         let ok = registry.reload(logger: logger)
         let s = registry.snapshot
-        metrics.reloaded(ok: ok, policies: s.policies.count, broken: s.filesWithProblems)
+        metrics.reloaded(ok: ok, serving: s.policies.mapValues(\.digest), broken: s.filesWithProblems)
     }
 }
