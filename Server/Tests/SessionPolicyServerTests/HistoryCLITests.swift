@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyServer
 import SessionPolicyTestSupport
 import SessionPolicyYAML
@@ -30,8 +31,11 @@ struct HistoryCLITests {
             Event(.idpLoginSucceeded, at: t0, network: .online, user: "alice", authMode: .biometric),
             Event(.launch, at: t0.adding(.days(8)), network: .offline, user: "alice"),
         ]
-        for event in events {
-            _ = try await SessionService(store: store, clock: { event.time }).apply(event, to: key, policy: compiled, digest: digest)
+        // The login posted by the back end, the launch by the app (who asked, as the server records it).
+        let actors = [DecisionActor(kind: "service", id: "crm-backend"), DecisionActor(kind: "user", id: "alice")]
+        for (event, actor) in zip(events, actors) {
+            _ = try await SessionService(store: store, clock: { event.time }).apply(
+                event, to: key, policy: compiled, digest: digest, origin: DecisionOrigin(actor: actor, requestID: "r-\(actor.kind)"))
         }
         // A decision of an earlier version of the policy.
         let old = SessionKey(policy: "spendiq", user: "alice", device: "tablet")
@@ -54,6 +58,8 @@ struct HistoryCLITests {
                 "Wed 2026-03-11 09:14:05 UTC  spendiq  phone-1  launch offline -> wipe (offline_window_exceeded): you have been offline too long"
             ), "\(expired)")
         #expect(expired.contains("(policy line 17)"), "\(expired)")
+        #expect(expired.hasSuffix("; by user alice"), "\(expired)")
+        #expect(lines.first?.hasSuffix("; by service crm-backend") == true, "\(r.stdout)")
         #expect(lines.contains { $0.contains("tablet") && $0.contains("earlier version of the policy") }, "\(r.stdout)")
         // Without the policy files, the lines lack the policy's words, and a note says why, once.
         let bare = try CLI.run(
@@ -77,6 +83,8 @@ struct HistoryCLITests {
         }
         #expect(records.map { $0["event"] as? String } == ["idp_login_succeeded", "launch"])
         #expect(records.last?["revision"] as? Int == 2)
+        #expect(records.map { ($0["actor"] as? [String: String])?["id"] } == ["crm-backend", "alice"])
+        #expect(records.map { $0["request_id"] as? String } == ["r-service", "r-user"])
         // Nobody, and a store that cannot be read.
         let none = try CLI.run(["history", "--storage", "sqlite:\(path)", "nobody"], executable: Self.policyctl, environment: environment)
         #expect(none.status == 0)
