@@ -78,6 +78,7 @@ struct OperationsTests {
             #expect(metrics.contains(#"sessionpolicy_build_info{version="\#(SessionPolicyRelease.version)"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"sessionpolicy_policy_serving{policy="spendiq",digest="\#(spendiq)"} 1"#))
             #expect(metrics.contains(#"sessionpolicy_store_duration_seconds_count{operation="update_session"} 1"#))
+            #expect(metrics.contains("sessionpolicy_store_group_commit_writes_count 1"), "\(metrics)")
         }
     }
 

@@ -111,7 +111,7 @@ struct RequestAuditTests {
         let secret = dir.appendingPathComponent("user.secret")
         try Tokens.secret.write(to: secret, atomically: true, encoding: .utf8)
         let errors = dir.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let handle = try FileHandle(forWritingTo: errors)
         let (process, port) = try ServeProcess.start(
             [

@@ -164,6 +164,10 @@ struct StoreConformanceTests {
         try await TestStorage.postgres.withStore { a in
             try await TestStorage.postgres.withStore { b in
                 let key = SessionKey(policy: "p", user: unique("u"), device: "d1")
+                // What the stores report, as /metrics counts it.
+                let observed = CountingObserver()
+                a.observe(observed)
+                b.observe(observed)
                 @Sendable func bump(_ store: any SessionStore) async throws -> Int {
                     try await store.updateSession(key, now: Self.t0) { old in
                         var s = old?.state ?? SessionState(state: .active)
@@ -190,6 +194,9 @@ struct StoreConformanceTests {
                 let final = try #require(try await a.session(key))
                 #expect(final.state.failures.idpLogin == 42)
                 #expect(final.revision == 42)
+                let counts = observed.counts.withLockedValue { $0 }
+                #expect(counts.conflicts >= 3, "interleaved writes conflict: \(counts)")
+                #expect(counts.writes >= 42 && counts.groups >= 1 && counts.groups <= counts.writes, "\(counts)")
             }
         }
     }
@@ -358,4 +365,20 @@ struct StoreConformanceTests {
             #expect(!error.message.contains("hunter2"), "passwords never appear in messages")
         }
     }
+}
+
+/// Counts what a store reports to its observer.
+final class CountingObserver: StoreObserver {
+    struct Counts: Sendable {
+        var groups = 0, writes = 0, conflicts = 0, locked = 0
+    }
+    let counts = NIOLockedValueBox(Counts())
+    func groupCommitted(size: Int) {
+        counts.withLockedValue {
+            $0.groups += 1
+            $0.writes += size
+        }
+    }
+    func writeConflicted() { counts.withLockedValue { $0.conflicts += 1 } }
+    func lockedFallback() { counts.withLockedValue { $0.locked += 1 } }
 }

@@ -38,7 +38,7 @@ struct StoreMigrationTests {
         }
 
         func cleanup() {
-            if let database, let base = TestStorage.postgresURL { try? Self.psql(base, "DROP DATABASE IF EXISTS \(database)") }
+            if let database, let base = TestStorage.postgresURL { _ = try? Self.psql(base, "DROP DATABASE IF EXISTS \(database)") }
         }
 
         /// Runs `sql` (one or more statements) on the store.

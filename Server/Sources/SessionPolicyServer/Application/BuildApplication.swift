@@ -74,6 +74,7 @@ public func buildApplication(
         keySet: nil)
     let store = try configuration.storage.makeStore(
         logger: logger, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout)
+    store.observe(metrics)
     let server = Server(
         configuration: configuration, policies: policies, store: store, verifier: verifier, serviceVerifier: serviceVerifier,
         metrics: metrics,

@@ -75,6 +75,18 @@ public final class ServerMetrics: Sendable {
         name("store_duration", "seconds", "Time of a storage operation of a request, by operation, failures included.")
     }
 
+    static var groupSizeName: MetricNameDescriptor {
+        name("store_group_commit", "writes", "Session writes per group commit (one transaction or statement).")
+    }
+    static var conflictsName: MetricNameDescriptor {
+        name(
+            "store_write_conflicts", "total",
+            "PostgreSQL conditional writes that found their row changed (the event is evaluated again).")
+    }
+    static var lockedName: MetricNameDescriptor {
+        name("store_locked_fallbacks", "total", "PostgreSQL events written by the locking transaction after repeated conflicts.")
+    }
+
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
         .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
@@ -181,4 +193,14 @@ public final class ServerMetrics: Sendable {
 
     /// The Prometheus text exposition.
     public func render() -> [UInt8] { registry.emitToBuffer() }
+}
+
+extension ServerMetrics: StoreObserver {
+    public func groupCommitted(size: Int) {
+        registry.makeValueHistogram(descriptor: Self.groupSizeName, buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]).record(Double(size))
+    }
+
+    public func writeConflicted() { registry.makeCounter(descriptor: Self.conflictsName).increment() }
+
+    public func lockedFallback() { registry.makeCounter(descriptor: Self.lockedName).increment() }
 }

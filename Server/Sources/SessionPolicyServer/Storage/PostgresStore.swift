@@ -33,6 +33,7 @@ public final class PostgresStore: SessionStore, Service {
     static let maxAttempts = 8
     /// Conditional writes waiting for the next group.
     private let pending = NIOLockedValueBox(PendingWrites())
+    private let observer = NIOLockedValueBox<(any StoreObserver)?>(nil)
     /// Groups written at once; the writes that arrive meanwhile wait for the next group. One:
     /// under load (32 connections, `load/realistic.sh`) it gave 77% of pgbench's rate, two 65%
     /// and four 62%, as fewer, larger groups leave the shared cores to the server.
@@ -88,6 +89,8 @@ public final class PostgresStore: SessionStore, Service {
             return try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .postgres, migrate: true).status
         }
     }
+
+    public func observe(_ observer: any StoreObserver) { self.observer.withLockedValue { $0 = observer } }
 
     public func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope] {
         try await bounded { conn in
@@ -179,7 +182,9 @@ public final class PostgresStore: SessionStore, Service {
                 return (stored, result)
             }
             forget(key)
+            observer.withLockedValue { $0 }?.writeConflicted()
         }
+        observer.withLockedValue { $0 }?.lockedFallback()
         return try await lockedUpdate(key, now: now, log: log, update)
     }
 
@@ -247,6 +252,7 @@ public final class PostgresStore: SessionStore, Service {
                     }
                     return written
                 }
+                observer.withLockedValue { $0 }?.groupCommitted(size: group.count)
                 for (n, item) in group.enumerated() {
                     let id = written[Int64(n + 1)]
                     item.continuation.resume(returning: (id != nil, id.flatMap { $0 > 0 ? $0 : nil }))

@@ -15,6 +15,7 @@ public final class SQLiteStore: SessionStore {
     public let kind = "sqlite"
     private let queue: DatabaseQueue
     private let pending = NIOLockedValueBox(PendingUpdates())
+    private let observer = NIOLockedValueBox<(any StoreObserver)?>(nil)
 
     /// Updates waiting for the next group commit.
     private struct PendingUpdates {
@@ -82,6 +83,8 @@ public final class SQLiteStore: SessionStore {
             return try Schema.prepare(applied: applied, oldestServer: oldest, dialect: .sqlite, migrate: true).status
         }
     }
+
+    public func observe(_ observer: any StoreObserver) { self.observer.withLockedValue { $0 = observer } }
 
     public func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope] {
         try await read { db in
@@ -188,6 +191,7 @@ public final class SQLiteStore: SessionStore {
                 try? db.rollback()
                 throw error
             }
+            observer.withLockedValue { $0 }?.groupCommitted(size: group.count)
             for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
         } catch {
             // The group's transaction failed: nothing of it is stored, and nothing acknowledged.

@@ -130,6 +130,9 @@ public protocol SessionStore: Sendable {
     /// The store's schema and what ``prepare(migrate:)`` would run, changing nothing.
     func schemaStatus() async throws -> SchemaStatus
 
+    /// Reports the store's session writes to `observer` from now on.
+    func observe(_ observer: any StoreObserver)
+
     /// The signed machines of `policy` the servers of this store share, one per signing key.
     func sharedEnvelopes(policy: String) async throws -> [SharedEnvelope]
 
@@ -217,6 +220,18 @@ public struct StoreError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// What a store tells of its session writes, for metrics (``ServerMetrics`` is one): group
+/// commits, and on PostgreSQL the conditional writes that found their row changed.
+public protocol StoreObserver: Sendable {
+    /// A group of `size` session writes committed together (one transaction or statement).
+    func groupCommitted(size: Int)
+    /// A conditional write found its row changed by another server or event: the event is
+    /// evaluated again against the row as it is now.
+    func writeConflicted()
+    /// An event fell back to the locking transaction after repeated conflicts.
+    func lockedFallback()
+}
+
 /// A policy's signed machine as the servers of one store share it (`signed_machines`), so that
 /// every server answers the same envelope and `ETag`.
 public struct SharedEnvelope: Sendable, Equatable {
@@ -246,6 +261,9 @@ extension SessionStore {
 
     /// Creates the schema or upgrades it to this server's version.
     public func prepare() async throws { _ = try await prepare(migrate: true) }
+
+    /// A store that reports nothing ignores an observer.
+    public func observe(_ observer: any StoreObserver) {}
 
     /// `updateSession(_:now:log:_:)` without a decision record.
     public func updateSession<R: Sendable>(
