@@ -82,6 +82,32 @@ struct OperationsTests {
         }
     }
 
+    static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Prometheus's own linter on every metric the server has: `promtool check metrics` (Debian's
+    /// `prometheus` package; CI installs it and must not skip this).
+    @Test("promtool check metrics passes on /metrics after every kind of request")
+    func promtoolChecksMetrics() async throws {
+        guard let promtool = Self.promtool else {
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "CI must install promtool (Debian's prometheus package)")
+            return
+        }
+        try await TestServer.run(.sqlite, configure: { $0.signingKeyPEM = Fixtures.text("spec/conformance/keys/a.key.pem") }) { http in
+            let user = unique("pat")
+            let event = #"{"event":{"type":"launch","time":"2026-03-02T09:00:00Z","network":"online"}}"#
+            _ = try await http.post("/v1/policies/spendiq/evaluate", event)
+            _ = try await http.post("/v1/policies/spendiq/sessions/\(user)/phone/events", event, token: try await Tokens.hs256(user))
+            _ = try await http.post("/v1/policies/spendiq/sessions/\(user)/revoke", "", token: try await Tokens.service())
+            _ = try await http.get("/v1/policies/spendiq/machine")
+            _ = try await http.get("/v1/policies/spendiq/machine?keys=none")
+            _ = try await http.get("/healthz")
+            let metrics = try await http.get("/metrics").text
+            #expect(metrics.contains("sessionpolicy_store_group_commit_writes"), "every kind of metric is there")
+            let check = try CLI.run(["check", "metrics"], stdin: metrics, executable: promtool)
+            #expect(check.status == 0, "promtool check metrics: \(check.stdout)\(check.stderr)")
+        }
+    }
+
     @Test("/v1/policies lists what serves")
     func policies() async throws {
         try await TestServer.run(.sqlite) { http in
