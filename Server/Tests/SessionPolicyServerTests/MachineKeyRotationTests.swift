@@ -32,7 +32,7 @@ struct MachineKeyRotationTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try Self.setUp(storage, dir)
         // A key of this test only: the PostgreSQL database is shared, and keeps each key's rows.
-        let pem = P256PrivateKeyPEM.make()
+        let pem = P256.Signing.PrivateKey().pemRepresentation
         let configure: @Sendable (inout ServerConfiguration) -> Void = {
             $0.storage = store
             $0.signingKeyPEM = pem
@@ -171,8 +171,8 @@ struct MachineKeyRotationTests {
 
     /// The `kid` of an envelope's protected header.
     static func kid(_ envelope: String) -> String? {
-        guard let header = envelope.split(separator: ".").first, let data = Base64URLText.decode(String(header)) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["kid"] as? String
+        guard let header = envelope.split(separator: ".").first, let bytes = Base64URL.decode(header.utf8) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["kid"] as? String
     }
 
     /// What `updater` does with `envelope`: `installed`, `unchanged`, or `refused CODE`.
@@ -182,19 +182,5 @@ struct MachineKeyRotationTests {
         case .unchanged: "unchanged"
         case let .refused(diagnostic): "refused \(diagnostic.code.rawValue): \(diagnostic.message)"
         }
-    }
-}
-
-/// A new P-256 private key, PEM.
-enum P256PrivateKeyPEM {
-    static func make() -> String { P256.Signing.PrivateKey().pemRepresentation }
-}
-
-/// base64url without padding, decoded.
-enum Base64URLText {
-    static func decode(_ text: String) -> Data? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s)
     }
 }

@@ -82,7 +82,8 @@ extension ServerConfiguration {
         if let v = config.string("storage") { storage = try StorageURL.parse(v) }
         if let v = config.string("storage.migrations") {
             guard v == "auto" || v == "manual" else {
-                throw ConfigurationError("`storage.migrations` is `\(v)`", help: "give `auto` or `manual`")
+                throw ConfigurationError(
+                    "`storage.migrations` is `\(v)` (set by \(config.sources("storage.migrations")))", help: "give `auto` or `manual`")
             }
             migratesAtStart = v == "auto"
         }

@@ -117,16 +117,21 @@ public final class ServerMetrics: Sendable {
 
     /// Records a request's duration.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        let key = RequestKey(route: route, method: method, status: status)
-        if let histogram = histograms.withLockedValue({ $0[key] }) {
-            histogram.record(duration)
-            return
-        }
-        let histogram = registry.makeDurationHistogram(
-            descriptor: Self.requestsName, labels: [("route", route), ("method", method), ("status", String(status))],
-            buckets: Self.buckets)
-        histograms.withLockedValue { $0[key] = histogram }
-        histogram.record(duration)
+        Self.histogram(in: histograms, RequestKey(route: route, method: method, status: status)) {
+            registry.makeDurationHistogram(
+                descriptor: Self.requestsName, labels: [("route", route), ("method", method), ("status", String(status))],
+                buckets: Self.buckets)
+        }.record(duration)
+    }
+
+    /// The histogram of `key` in `cache`, made by `make` the first time.
+    private static func histogram<Key: Hashable>(
+        in cache: NIOLockedValueBox<[Key: DurationHistogram]>, _ key: Key, make: () -> DurationHistogram
+    ) -> DurationHistogram {
+        if let histogram = cache.withLockedValue({ $0[key] }) { return histogram }
+        let histogram = make()
+        cache.withLockedValue { $0[key] = histogram }
+        return histogram
     }
 
     /// Counts a failed storage operation.
@@ -164,14 +169,9 @@ public final class ServerMetrics: Sendable {
 
     /// Records the time of a storage operation, failed or not.
     func stored(_ operation: String, _ duration: Duration) {
-        if let histogram = storeHistograms.withLockedValue({ $0[operation] }) {
-            histogram.record(duration)
-            return
-        }
-        let histogram = registry.makeDurationHistogram(
-            descriptor: Self.storeDurationName, labels: [("operation", operation)], buckets: Self.buckets)
-        storeHistograms.withLockedValue { $0[operation] = histogram }
-        histogram.record(duration)
+        Self.histogram(in: storeHistograms, operation) {
+            registry.makeDurationHistogram(descriptor: Self.storeDurationName, labels: [("operation", operation)], buckets: Self.buckets)
+        }.record(duration)
     }
 
     /// Records a fetch of the issuer's key set.
