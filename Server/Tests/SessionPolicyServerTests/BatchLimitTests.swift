@@ -87,10 +87,10 @@ struct BatchLimitTests {
     }
 
     @Test("policyctl serve refuses a declared over-limit body with 413 at once, before any of it is sent")
-    func promptRefusal() throws {
+    func promptRefusal() async throws {
         let dir = try Fixtures.temporaryDirectory("batch-413")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (process, port) = try ServeProcess.start([
+        let (process, port) = try await ServeProcess.start([
             "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
         ])
         defer {

@@ -57,7 +57,9 @@ struct ConfigurationKeysTests {
             "id.token.max.age": "5m", "token.introspection.url": "https://id.example/introspect",
             "token.introspection.client.id": "sessionpolicy-server", "token.introspection.client.secret": secret,
             "token.introspection.client.secret.file": file("introspection.secret", secret), "token.introspection.cache.max": "1m",
-            "token.extra.issuers": "https://staging.example#staging-api",
+            "token.extra.issuers": "https://staging.example#staging-api", "store.pool.max": "4", "admin.port": "9002",
+            "admin.host": "0.0.0.0", "tracing.otlp.endpoint": "http://collector.internal:4318", "tracing.export.delay": "2s",
+            "tracing.user.ids": "true",
         ]
     }()
 
@@ -134,10 +136,10 @@ struct ConfigurationKeysTests {
     }
 
     @Test("policyctl-serve --help lists every option with its environment variable, and prints no secret")
-    func help() throws {
+    func help() async throws {
         var environment: [String: String] = [:]
         for key in ServerConfiguration.keys where key.isSecret { environment[key.environmentVariable] = Self.mark }
-        let r = try CLI.run(["--help"], executable: ServeProcess.binary, environment: environment)
+        let r = try await CLI.run(["--help"], executable: ServeProcess.binary, environment: environment)
         #expect(r.status == 0)
         #expect(!(r.stdout + r.stderr).contains(Self.mark))
         let text = r.stdout.replacingOccurrences(of: "\n", with: " ")
@@ -152,11 +154,11 @@ struct ConfigurationKeysTests {
     }
 
     @Test("a secret given on the command line or in the environment is not in the error the binary prints")
-    func secretsNotPrintedByTheBinary() throws {
-        let storage = try CLI.run(["--storage", "mysql://user:\(Self.mark)@db"], executable: ServeProcess.binary)
+    func secretsNotPrintedByTheBinary() async throws {
+        let storage = try await CLI.run(["--storage", "mysql://user:\(Self.mark)@db"], executable: ServeProcess.binary)
         #expect(storage.status == 2)
         #expect(storage.stderr.contains("unknown storage URL"), "\(storage.stderr)")
-        let pool = try CLI.run([], executable: ServeProcess.binary, environment: ["SESSIONPOLICY_POOLS": Self.mark])
+        let pool = try await CLI.run([], executable: ServeProcess.binary, environment: ["SESSIONPOLICY_POOLS": Self.mark])
         #expect(pool.status == 2)
         #expect(pool.stderr.contains("a pool is written ID:SECRET"), "\(pool.stderr)")
         for r in [storage, pool] { #expect(!(r.stdout + r.stderr).contains(Self.mark), "\(r.stderr)") }

@@ -78,6 +78,16 @@ struct ConfigurationTests {
         (Case("a bad rate", environment: ["SESSIONPOLICY_DETECT_PER_CLIENT": "fast"]) { _ in true }, "not N/BURST"),
         (Case("a bad storage URL", environment: ["SESSIONPOLICY_STORAGE": "mysql://x"]) { _ in true }, "storage"),
         (Case("a file that is not JSON", file: "[1") { _ in true }, "is not a JSON object"),
+        (
+            Case("a tracing endpoint that is not an http URL", environment: ["SESSIONPOLICY_TRACING_OTLP_ENDPOINT": "collector:4318"]) {
+                _ in true
+            }, "`tracing.otlp.endpoint` is `collector:4318`, not an http or https URL"
+        ),
+        (Case("the admin port on the API's", environment: ["SESSIONPOLICY_ADMIN_PORT": "8080"]) { _ in true }, "the same as `port`"),
+        (
+            Case("a pool of no connection", environment: ["SESSIONPOLICY_STORE_POOL_MAX": "0"]) { _ in true },
+            "`store.pool.max` must be positive"
+        ),
     ]
 
     @Test("a value of the wrong type or out of range is an error naming its source, never a default", arguments: refusedCases)

@@ -26,7 +26,7 @@ struct DecisionLogRotationTests {
         let log = dir.appendingPathComponent("decisions.jsonl").path
         let secret = dir.appendingPathComponent("user.secret")
         try Tokens.secret.write(to: secret, atomically: true, encoding: .utf8)
-        let (process, port) = try ServeProcess.start(
+        let (process, port) = try await ServeProcess.start(
             [
                 "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
                 "--hs256-secret-file", secret.path, "--decision-log", log,

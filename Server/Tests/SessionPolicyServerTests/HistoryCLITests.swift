@@ -43,7 +43,7 @@ struct HistoryCLITests {
         await store.close()
 
         let environment = ["PATH": URL(fileURLWithPath: Self.sessions!).deletingLastPathComponent().path + ":/usr/bin:/bin"]
-        let r = try CLI.run(
+        let r = try await CLI.run(
             ["history", "--storage", "sqlite:\(path)", "alice", "--policies", Fixtures.path("policies")], executable: Self.policyctl,
             environment: environment)
         #expect(r.status == 0, "\(r.stderr)")
@@ -62,7 +62,7 @@ struct HistoryCLITests {
         #expect(lines.first?.hasSuffix("; by service crm-backend") == true, "\(r.stdout)")
         #expect(lines.contains { $0.contains("tablet") && $0.contains("earlier version of the policy") }, "\(r.stdout)")
         // Without the policy files, the lines lack the policy's words, and a note says why, once.
-        let bare = try CLI.run(
+        let bare = try await CLI.run(
             ["history", "--storage", "sqlite:\(path)", "alice", "--policies", dir.path], executable: Self.policyctl,
             environment: environment)
         #expect(bare.status == 0, "\(bare.stderr)")
@@ -74,7 +74,7 @@ struct HistoryCLITests {
             ), "\(bare.stderr)")
         #expect(!r.stderr.contains("note:"), "\(r.stderr)")
         // One device; JSON lines.
-        let json = try CLI.run(
+        let json = try await CLI.run(
             ["history", "--storage", "sqlite:\(path)", "alice", "phone-1", "--format", "json"], executable: Self.policyctl,
             environment: environment)
         #expect(json.status == 0, "\(json.stderr)")
@@ -86,10 +86,11 @@ struct HistoryCLITests {
         #expect(records.map { ($0["actor"] as? [String: String])?["id"] } == ["crm-backend", "alice"])
         #expect(records.map { $0["request_id"] as? String } == ["r-service", "r-user"])
         // Nobody, and a store that cannot be read.
-        let none = try CLI.run(["history", "--storage", "sqlite:\(path)", "nobody"], executable: Self.policyctl, environment: environment)
+        let none = try await CLI.run(
+            ["history", "--storage", "sqlite:\(path)", "nobody"], executable: Self.policyctl, environment: environment)
         #expect(none.status == 0)
         #expect(none.stdout.contains("no decision recorded for `nobody`"))
-        let missing = try CLI.run(
+        let missing = try await CLI.run(
             ["history", "--storage", "sqlite:\(dir.path)/missing.sqlite", "alice"], executable: Self.policyctl, environment: environment)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("error:"), "\(missing.stderr)")

@@ -18,7 +18,7 @@ struct KeyRotationTests {
         let userFile = dir.appendingPathComponent("user.secret"), serviceFile = dir.appendingPathComponent("service.secret")
         try Tokens.secret.write(to: userFile, atomically: true, encoding: .utf8)
         try Tokens.serviceSecret.write(to: serviceFile, atomically: true, encoding: .utf8)
-        let (process, port) = try ServeProcess.start(
+        let (process, port) = try await ServeProcess.start(
             [
                 "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
                 "--hs256-secret-file", userFile.path, "--service-hs256-secret-file", serviceFile.path,

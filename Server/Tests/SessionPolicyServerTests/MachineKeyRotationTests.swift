@@ -132,7 +132,7 @@ struct MachineKeyRotationTests {
         _ = try Self.setUp(.sqlite, dir)
         let current = dir.appendingPathComponent("signing.key.pem"), previous = dir.appendingPathComponent("previous.key.pem")
         try Self.key("a").write(to: current, atomically: true, encoding: .utf8)
-        let (process, port) = try ServeProcess.start(
+        let (process, port) = try await ServeProcess.start(
             [
                 "--port", "0", "--policies", dir.path, "--storage", "sqlite:\(dir.path)/s.sqlite", "--signing-key", current.path,
                 "--signing-previous-key", previous.path,

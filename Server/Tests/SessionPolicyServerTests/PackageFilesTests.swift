@@ -13,8 +13,8 @@ struct PackageFilesTests {
     static let version = Fixtures.text("VERSION").trimmingCharacters(in: .whitespacesAndNewlines)
 
     @Test("policyctl-serve --version and policyctl-sessions --version print VERSION", arguments: ["policyctl-serve", "policyctl-sessions"])
-    func version(_ name: String) throws {
-        let r = try CLI.run(["--version"], executable: CLI.executable(name))
+    func version(_ name: String) async throws {
+        let r = try await CLI.run(["--version"], executable: CLI.executable(name))
         #expect(r.status == 0)
         #expect(r.stdout == Self.version + "\n", "set every version at once with `packaging/set-version.sh`")
     }

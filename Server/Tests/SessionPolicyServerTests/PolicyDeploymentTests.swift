@@ -193,7 +193,7 @@ final class ServedDirectory {
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         try log.seekToEnd()
-        let (process, port) = try ServeProcess.start(
+        let (process, port) = try await ServeProcess.start(
             [
                 "--port", "0", "--policies", policies.path, "--storage", "sqlite:\(root.path)/s.sqlite",
                 "--reload-interval", "0.1",

@@ -113,7 +113,7 @@ struct RequestAuditTests {
         let errors = dir.appendingPathComponent("serve.log")
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let handle = try FileHandle(forWritingTo: errors)
-        let (process, port) = try ServeProcess.start(
+        let (process, port) = try await ServeProcess.start(
             [
                 "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
                 "--hs256-secret-file", secret.path, "--log-access",

@@ -59,21 +59,21 @@ struct SessionExportTests {
         let policy = try await Self.fill(store, count: 5)
         await store.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let r = try CLI.run(["--storage", "sqlite:\(path)", "--policy", policy], executable: Self.binary)
+        let r = try await CLI.run(["--storage", "sqlite:\(path)", "--policy", policy], executable: Self.binary)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.split(separator: "\n").count == 5)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
 
         let missing = dir.appendingPathComponent("none.sqlite").path
-        let m = try CLI.run(["--storage", "sqlite:\(missing)", "--policy", policy], executable: Self.binary)
+        let m = try await CLI.run(["--storage", "sqlite:\(missing)", "--policy", policy], executable: Self.binary)
         #expect(m.status == 2)
         #expect(m.stderr.hasPrefix("error: cannot open the storage `sqlite:\(missing)`"), "\(m.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing))
-        let bad = try CLI.run(["--storage", "mysql://x", "--policy", policy], executable: Self.binary)
+        let bad = try await CLI.run(["--storage", "mysql://x", "--policy", policy], executable: Self.binary)
         #expect(bad.status == 2 && bad.stderr.contains("unknown storage URL"), "\(bad.stderr)")
 
         // Nothing listens on port 1: refused until the connection timeout, then exit 2 in words.
-        let down = try CLI.run(
+        let down = try await CLI.run(
             ["--storage", "postgres://postgres@127.0.0.1:1/db", "--policy", policy, "--connect-timeout", "1"],
             executable: Self.binary)
         #expect(down.status == 2)
@@ -87,7 +87,7 @@ struct SessionExportTests {
             let policy = try await Self.fill(store, count: 4)
             let clock = ContinuousClock()
             let start = clock.now
-            let r = try CLI.run(["--storage", TestStorage.postgresURL!, "--policy", policy], executable: Self.binary)
+            let r = try await CLI.run(["--storage", TestStorage.postgresURL!, "--policy", policy], executable: Self.binary)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.split(separator: "\n").count == 4)
             // Done when read: the connection timer (10 s) is not waited out.

@@ -19,36 +19,23 @@ final class TestProvider: Sendable {
         var description: String
     }
 
-    init(tls: Bool = false) throws {
-        let python = ProcessInfo.processInfo.environment["SESSIONPOLICY_TEST_PYTHON"] ?? "python3"
+    init(tls: Bool = false) async throws {
         let script = Fixtures.path("Server/Tests/Provider/oidc_provider.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = [python, script, "--port", "0"]
         var dir: URL?
+        var arguments = [script, "--port", "0"]
         if tls {
             dir = try Fixtures.temporaryDirectory("provider-tls")
             arguments += ["--tls-dir", dir!.path]
         }
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("listening on ") else {
-            process.terminate()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let helper = try await PythonHelper(arguments)
+        guard helper.firstLine.hasPrefix("listening on ") else {
             throw StartFailed(
-                description: "the test provider did not start (`\(python)` needs joserfc: pip install joserfc): \(text) \(stderr)")
+                description: "the test provider did not start (`\(helper.python)` needs joserfc: pip install joserfc): "
+                    + "\(helper.firstLine) \(helper.stopReadingErrors())")
         }
+        let text = helper.firstLine
+        let process = helper.process
+        let input = helper.stdin
         self.issuer = String(text.dropFirst("listening on ".count))
         self.process = process
         self.stdin = input
@@ -65,7 +52,7 @@ final class TestProvider: Sendable {
 
     /// Runs `body` with a provider, stopped afterwards.
     static func with<T>(tls: Bool = false, _ body: (TestProvider) async throws -> T) async throws -> T {
-        let provider = try TestProvider(tls: tls)
+        let provider = try await TestProvider(tls: tls)
         defer { provider.stop() }
         return try await body(provider)
     }

@@ -20,6 +20,7 @@ enum TestServer {
         _ storage: TestStorage, policies: String = Fixtures.path("policies"),
         configure: (inout ServerConfiguration) -> Void = { _ in },
         clock: @escaping @Sendable () -> Timestamp = { TestServer.now },
+        onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         _ body: @escaping @Sendable (HTTP) async throws -> Void
     ) async throws {
         let dir = try Fixtures.temporaryDirectory("server")
@@ -36,7 +37,8 @@ enum TestServer {
         configure(&c)
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        let app = try await buildApplication(configuration: c, logger: logger, clock: clock, handleSignals: false)
+        let app = try await buildApplication(
+            configuration: c, logger: logger, clock: clock, handleSignals: false, onAdminRunning: onAdminRunning)
         try await app.test(.live) { client in try await body(HTTP(client: client)) }
     }
 }
@@ -54,7 +56,7 @@ enum ServeProcess {
     /// Starts `policyctl-serve ARGUMENTS` and returns it with the port its first line names.
     static func start(
         _ arguments: [String], environment: [String: String]? = nil, directory: URL? = nil, standardError: FileHandle = .nullDevice
-    ) throws -> (process: Process, port: Int) {
+    ) async throws -> (process: Process, port: Int) {
         guard let binary else { throw NoPort(firstLine: "no policyctl-serve binary: build it first") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
@@ -65,18 +67,29 @@ enum ServeProcess {
         process.standardOutput = out
         process.standardError = standardError
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = await FirstLine.read(out.fileHandleForReading)
         guard let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
             process.terminate()
             throw NoPort(firstLine: text)
         }
         return (process, port)
+    }
+}
+
+/// The first line a started process writes. It is read on a thread of its own: a blocking read
+/// on Swift's cooperative pool (two threads on two cores) stalls every other test of the
+/// process meanwhile, and under the whole suite that stall outlasted servers' idle timeouts.
+enum FirstLine {
+    static func read(_ handle: FileHandle) async -> String {
+        await Socket.onThread {
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            return String(decoding: line, as: UTF8.self)
+        }
     }
 }
 
@@ -121,4 +134,18 @@ func jsonText(_ value: some Encodable) -> String {
     let e = JSONEncoder()
     e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try! e.encode(value), as: UTF8.self)
+}
+
+extension CLI {
+    /// `CLI.run` for async tests: the command runs and is waited for on a thread of its own, not
+    /// on Swift's cooperative pool (two threads on two cores), which a waiting test would take
+    /// from every other test of the process (`FirstLine`). In an async test, `try await
+    /// CLI.run(...)` picks this one.
+    static func run(
+        _ args: [String], stdin: String? = nil, executable: String? = binary, environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await Socket.onThread {
+            Swift.Result { try CLI.run(args, stdin: stdin, executable: executable, environment: environment) as Result }
+        }.get()
+    }
 }

@@ -9,8 +9,8 @@ import Testing
 struct TokenCommandTests {
     static let policyctl = CLI.executable("policyctl")
 
-    static func token(_ arguments: [String]) throws -> String {
-        let r = try CLI.run(["token"] + arguments, executable: policyctl)
+    static func token(_ arguments: [String]) async throws -> String {
+        let r = try await CLI.run(["token"] + arguments, executable: policyctl)
         #expect(r.status == 0, "\(r.stderr)")
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -22,11 +22,13 @@ struct TokenCommandTests {
         let userSecret = dir.appendingPathComponent("user.secret"), serviceSecret = dir.appendingPathComponent("service.secret")
         try (Tokens.secret + "\n").write(to: userSecret, atomically: true, encoding: .utf8)
         try Tokens.serviceSecret.write(to: serviceSecret, atomically: true, encoding: .utf8)
-        let user = try Self.token(["--sub", "zoe", "--secret-file", userSecret.path, "--audience", "api", "--issuer", "https://id.example"])
-        let service = try Self.token([
+        let user = try await Self.token([
+            "--sub", "zoe", "--secret-file", userSecret.path, "--audience", "api", "--issuer", "https://id.example",
+        ])
+        let service = try await Self.token([
             "--service", "--secret-file", serviceSecret.path, "--audience", "api", "--issuer", "https://id.example",
         ])
-        let es256 = try Self.token(["--sub", "zoe", "--key", Fixtures.path("spec/conformance/keys/a.key.pem"), "--valid-for", "1h"])
+        let es256 = try await Self.token(["--sub", "zoe", "--key", Fixtures.path("spec/conformance/keys/a.key.pem"), "--valid-for", "1h"])
         try await TestServer.run(
             .sqlite,
             configure: {
@@ -50,7 +52,7 @@ struct TokenCommandTests {
     }
 
     @Test("refused: no key, two keys, a short secret, a file that is not a key")
-    func refusals() throws {
+    func refusals() async throws {
         let dir = try Fixtures.temporaryDirectory("token")
         defer { try? FileManager.default.removeItem(at: dir) }
         let short = dir.appendingPathComponent("short.secret")
@@ -65,7 +67,7 @@ struct TokenCommandTests {
             (["--sub", "zoe", "--secret-file", dir.appendingPathComponent("missing").path], 2, "missing"),
         ]
         for (arguments, status, message) in cases {
-            let r = try CLI.run(["token"] + arguments, executable: Self.policyctl)
+            let r = try await CLI.run(["token"] + arguments, executable: Self.policyctl)
             #expect(r.status == status, "\(arguments): \(r.stderr)")
             #expect(r.stderr.contains(message), "\(arguments): \(r.stderr)")
         }

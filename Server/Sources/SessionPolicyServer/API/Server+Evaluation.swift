@@ -13,7 +13,11 @@ extension Server {
             metrics.decided(policy: policy.name, outcome)
             return EvaluationResponse(report: EvaluationReport(policy: policy, outcome: outcome, decidedBy: true, trace: trace))
         }
-        let outcome = policy.evaluate(input.state, input.event)
+        let outcome = await RequestTracing.span("evaluate") { span in
+            let outcome = policy.evaluate(input.state, input.event)
+            RequestTracing.decided(span, policy: policy.name, digest: policies.entry(named: policy.name)?.digest, outcome)
+            return outcome
+        }
         metrics.decided(policy: policy.name, outcome)
         return EvaluationResponse(report: EvaluationReport(policy: policy, outcome: outcome, decidedBy: false))
     }

@@ -44,6 +44,7 @@ extension Server {
     /// `GET /metrics`: Prometheus text format.
     func metricsText(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         var buffer = ByteBuffer()
+        if let pool = store.poolStatus { metrics.pool(pool) }
         buffer.writeBytes(metrics.render())
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: buffer))

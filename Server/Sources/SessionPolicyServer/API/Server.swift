@@ -47,6 +47,9 @@ struct Server: Sendable {
         Route(.delete, "/v1/device-sessions/{pool}/{device}") { $0.destroyDeviceSessions },
     ]
 
+    /// The routes a separate admin listener serves instead (`admin.port`).
+    static let adminPaths: Set<String> = ["/healthz", "/metrics"]
+
     /// One route of the API.
     struct Route: Sendable {
         typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
@@ -92,7 +95,15 @@ struct Server: Sendable {
         let start = ContinuousClock.now
         defer { metrics.stored(operation, ContinuousClock.now - start) }
         do {
-            return try await body()
+            return try await RequestTracing.span("store.\(operation)", kind: .client) { span in
+                guard let span else { return try await body() }
+                span.attributes["db.system.name"] = store.kind == "postgres" ? "postgresql" : store.kind
+                span.attributes["db.operation.name"] = operation
+                let note = GroupCommitNote()
+                let value = try await GroupCommitNote.$current.withValue(note) { try await body() }
+                if note.groupSize > 0 { span.attributes["sessionpolicy.store.group_commit.size"] = note.groupSize }
+                return value
+            }
         } catch let error as APIError {
             throw error
         } catch {
@@ -127,7 +138,12 @@ struct Server: Sendable {
     /// The caller of a route that takes either a user token or a service token, or a 401; noted
     /// for the access log.
     func caller(_ request: Request, _ context: ServerRequestContext) async throws(APIError) -> Caller {
-        let caller = try await self.caller(request)
+        let caller = try await RequestTracing.span("token.verify") { span throws(APIError) in
+            let caller = try await self.caller(request)
+            span?.attributes["sessionpolicy.caller"] = caller.actor.kind
+            if RequestTracing.userIDs, case let .user(claims) = caller { span?.attributes["enduser.id"] = claims.sub.value }
+            return caller
+        }
         context.actorSeen?.note(caller.actor)
         return caller
     }

@@ -15,6 +15,7 @@ import SessionPolicyDelivery
 ///   - clock: the server's clock (tokens' and tickets' lifetimes); injectable for tests.
 ///   - handleSignals: reload on SIGHUP (off for servers started inside tests).
 ///   - onServerRunning: called with the bound port once the server listens.
+///   - onAdminRunning: called with the admin listener's bound port once it listens (`admin.port`).
 /// - Throws: ``ConfigurationError`` for a bad configuration, ``StoreError`` if the store
 ///   cannot be opened or prepared.
 public func buildApplication(
@@ -22,10 +23,91 @@ public func buildApplication(
     logger: Logger,
     clock: @escaping @Sendable () -> Timestamp = { Timestamp(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000)) },
     handleSignals: Bool = true,
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let policies = PolicyRegistry(directory: configuration.policyDirectory)
     let metrics = ServerMetrics()
+    let policies = try loadPolicies(configuration, metrics: metrics, logger: logger)
+    let (verifier, serviceVerifier) = try await makeVerifiers(configuration, metrics: metrics, logger: logger)
+    let store = try configuration.storage.makeStore(
+        logger: logger, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout,
+        poolMax: configuration.storePoolMax)
+    store.observe(metrics)
+    let server = Server(
+        configuration: configuration, policies: policies, store: store, verifier: verifier, serviceVerifier: serviceVerifier,
+        metrics: metrics,
+        detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
+        detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
+        machines: try configuration.signingKeyPEM.map { pem in
+            SignedMachines(
+                signers: .init(
+                    current: try MachineSigner(privateKeyPEM: pem),
+                    previous: try configuration.signingPreviousKeyPEM.map { try MachineSigner(privateKeyPEM: $0) }),
+                validity: configuration.machineValidity, store: store)
+        },
+        decisionStream: try configuration.decisionLogStream.map {
+            try DecisionStream($0, hashUsers: configuration.decisionLogHashUsers)
+        },
+        clock: clock)
+
+    var services: [any Service] = [
+        PolicyWatcher(
+            registry: policies, interval: configuration.reloadInterval, metrics: metrics, logger: logger, onSignal: handleSignals,
+            onHangUp: {
+                server.decisionStream?.reopen(logger: logger)
+                await TokenKeyFiles.reload(configuration, verifier: verifier, serviceVerifier: serviceVerifier, logger: logger)
+                if let machines = server.machines { SigningKeyFiles.reload(configuration, machines: machines, logger: logger) }
+            }),
+        StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
+    ]
+    if let service = store as? any Service { services.insert(service, at: 0) }
+    for source in verifier.keySets { services.append(KeySetRefresher(source: source)) }
+    var tracer: (any SpanStarter)?
+    if let endpoint = configuration.tracingEndpoint {
+        let backend = try ServerTracing.backend(endpoint: endpoint, exportDelay: configuration.tracingExportDelay, logger: logger)
+        tracer = backend.tracer
+        services.append(backend.service)
+    }
+    let separateAdmin = configuration.adminPort != nil
+    if let adminPort = configuration.adminPort {
+        services.append(
+            Application(
+                router: makeRouter(server, routes: Server.routes.filter { Server.adminPaths.contains($0.path) }, tracer: nil),
+                configuration: .init(
+                    address: .hostname(configuration.adminHost ?? configuration.host, port: adminPort), serverName: "sessionpolicy"),
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port ?? adminPort
+                    logger.info("admin serving", metadata: ["address": "\(configuration.adminHost ?? configuration.host):\(port)"])
+                    await onAdminRunning(port)
+                },
+                logger: logger))
+    }
+    var limits = SlowClientLimits(
+        requestTimeout: configuration.httpRequestTimeout, idleTimeout: configuration.httpIdleTimeout,
+        maxConnections: configuration.httpMaxConnections)
+    limits.fitOpenFileLimit(logger: logger)
+    var app = Application(
+        router: makeRouter(
+            server, routes: Server.routes.filter { !separateAdmin || !Server.adminPaths.contains($0.path) }, tracer: tracer),
+        server: limits.server(),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "sessionpolicy",
+            availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+        services: services,
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            logger.info(
+                "serving", metadata: ["address": "\(configuration.host):\(port)", "storage": "\(configuration.storage)"])
+            await onServerRunning(port)
+        },
+        logger: logger)
+    app.beforeServerStarts { try await prepareStore(store, configuration, logger: logger) }
+    return app
+}
+
+/// Loads the policy directory; at least one policy must compile.
+private func loadPolicies(_ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) throws -> PolicyRegistry {
+    let policies = PolicyRegistry(directory: configuration.policyDirectory)
     policies.reload(logger: logger)
     let loaded = policies.snapshot
     metrics.reloaded(ok: loaded.problems.isEmpty, serving: loaded.policies.mapValues(\.digest), broken: loaded.filesWithProblems)
@@ -34,6 +116,14 @@ public func buildApplication(
             "no policy in `\(configuration.policyDirectory)` compiles",
             help: "check them with `policyctl check \(configuration.policyDirectory)`, or give another directory with `--policies`")
     }
+    return policies
+}
+
+/// The verifiers of user tokens (static keys, the issuer's key set, introspection, other issuers)
+/// and of service tokens; the key sets are fetched once before serving.
+private func makeVerifiers(
+    _ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger
+) async throws -> (user: TokenVerifier, service: TokenVerifier) {
     let keySet = try configuration.keySetSource.map { settings throws(ConfigurationError) in
         try KeySetSource(settings: settings, logger: logger, onFetch: { ok, keys in metrics.tokenKeysFetched(ok: ok, keys: keys) })
     }
@@ -72,35 +162,23 @@ public func buildApplication(
     let serviceVerifier = try await TokenVerifier(
         hs256Secret: configuration.serviceHS256Secret, es256PublicKeyPEM: configuration.serviceES256PublicKeyPEM, rules: rules,
         keySet: nil)
-    let store = try configuration.storage.makeStore(
-        logger: logger, timeout: configuration.storeTimeout, connectTimeout: configuration.storeConnectTimeout)
-    store.observe(metrics)
-    let server = Server(
-        configuration: configuration, policies: policies, store: store, verifier: verifier, serviceVerifier: serviceVerifier,
-        metrics: metrics,
-        detectPerClient: RateLimiter(perMinute: configuration.detectPerClient.perMinute, burst: configuration.detectPerClient.burst),
-        detectPerDevice: RateLimiter(perMinute: configuration.detectPerDevice.perMinute, burst: configuration.detectPerDevice.burst),
-        machines: try configuration.signingKeyPEM.map { pem in
-            SignedMachines(
-                signers: .init(
-                    current: try MachineSigner(privateKeyPEM: pem),
-                    previous: try configuration.signingPreviousKeyPEM.map { try MachineSigner(privateKeyPEM: $0) }),
-                validity: configuration.machineValidity, store: store)
-        },
-        decisionStream: try configuration.decisionLogStream.map {
-            try DecisionStream($0, hashUsers: configuration.decisionLogHashUsers)
-        },
-        clock: clock)
+    return (verifier, serviceVerifier)
+}
 
+/// A router of `routes` with the server's middleware: the request id and access log, the trace
+/// (with a tracer), the metrics and the diagnostic error bodies.
+private func makeRouter(_ server: Server, routes: [Server.Route], tracer: (any SpanStarter)?) -> Router<ServerRequestContext> {
+    let configuration = server.configuration
     let router = Router(context: ServerRequestContext.self)
     router.add(
         middleware: RequestLogMiddleware(
             accessLogger: configuration.accessLog ? Logger(label: "sessionpolicy.access") : nil,
             hashUsers: configuration.decisionLogHashUsers))
-    router.add(middleware: MetricsMiddleware(metrics: metrics))
-    router.add(middleware: DiagnosticErrorMiddleware(routes: Server.routes.map { ($0.method, $0.path) }))
+    if let tracer { router.add(middleware: TracingMiddleware(tracer: tracer, userIDs: configuration.tracingUserIDs)) }
+    router.add(middleware: MetricsMiddleware(metrics: server.metrics))
+    router.add(middleware: DiagnosticErrorMiddleware(routes: routes.map { ($0.method, $0.path) }))
     let decoder = StrictRequestDecoder(limits: RequestLimits(configuration))
-    for route in Server.routes {
+    for route in routes {
         let handler = route.handler(server)
         router.on(RouterPath(route.path), method: route.method) { request, context in
             var context = context
@@ -108,54 +186,25 @@ public func buildApplication(
             return try await handler(request, context)
         }
     }
+    return router
+}
 
-    var services: [any Service] = [
-        PolicyWatcher(
-            registry: policies, interval: configuration.reloadInterval, metrics: metrics, logger: logger, onSignal: handleSignals,
-            onHangUp: {
-                server.decisionStream?.reopen(logger: logger)
-                await TokenKeyFiles.reload(configuration, verifier: verifier, serviceVerifier: serviceVerifier, logger: logger)
-                if let machines = server.machines { SigningKeyFiles.reload(configuration, machines: machines, logger: logger) }
-            }),
-        StoreJanitor(store: store, clock: clock, decisionLogRetention: configuration.decisionLogRetention, logger: logger),
-    ]
-    if let service = store as? any Service { services.insert(service, at: 0) }
-    for source in verifier.keySets { services.append(KeySetRefresher(source: source)) }
-    var limits = SlowClientLimits(
-        requestTimeout: configuration.httpRequestTimeout, idleTimeout: configuration.httpIdleTimeout,
-        maxConnections: configuration.httpMaxConnections)
-    limits.fitOpenFileLimit(logger: logger)
-    var app = Application(
-        router: router,
-        server: limits.server(),
-        configuration: .init(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "sessionpolicy",
-            availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
-        services: services,
-        onServerRunning: { channel in
-            let port = channel.localAddress?.port ?? configuration.port
-            logger.info(
-                "serving", metadata: ["address": "\(configuration.host):\(port)", "storage": "\(configuration.storage)"])
-            await onServerRunning(port)
-        },
-        logger: logger)
-    app.beforeServerStarts {
-        do {
-            let schema = try await store.prepare(migrate: configuration.migratesAtStart)
-            if !schema.pending.isEmpty {
-                logger.notice(
-                    "store migrated", metadata: ["from": "\(schema.applied)", "to": "\(schema.current)", "applied": "\(schema.pending)"])
-            } else if schema.applied > schema.current {
-                logger.notice(
-                    "the store's schema is newer than this server's; its newer steps only add, so this server runs against it",
-                    metadata: ["store": "\(schema.applied)", "server": "\(schema.current)", "oldest_server": "\(schema.oldestServer)"])
-            }
-        } catch {
-            logger.critical("the store cannot be prepared", metadata: ["storage": "\(configuration.storage)", "error": "\(error)"])
-            throw error
+/// Migrates the store at start (`storage.migrations auto`) or checks that its schema serves.
+private func prepareStore(_ store: any SessionStore, _ configuration: ServerConfiguration, logger: Logger) async throws {
+    do {
+        let schema = try await store.prepare(migrate: configuration.migratesAtStart)
+        if !schema.pending.isEmpty {
+            logger.notice(
+                "store migrated", metadata: ["from": "\(schema.applied)", "to": "\(schema.current)", "applied": "\(schema.pending)"])
+        } else if schema.applied > schema.current {
+            logger.notice(
+                "the store's schema is newer than this server's; its newer steps only add, so this server runs against it",
+                metadata: ["store": "\(schema.applied)", "server": "\(schema.current)", "oldest_server": "\(schema.oldestServer)"])
         }
+    } catch {
+        logger.critical("the store cannot be prepared", metadata: ["storage": "\(configuration.storage)", "error": "\(error)"])
+        throw error
     }
-    return app
 }
 
 /// Deletes expired tickets and device sessions every minute, and decision log records older than

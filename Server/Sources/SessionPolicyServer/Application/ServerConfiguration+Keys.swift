@@ -209,6 +209,9 @@ extension ServerConfiguration {
             "store.connect.timeout", .string, default: "5s",
             "Longest time to open one PostgreSQL connection (TCP, TLS, authentication), e.g. `5s`"),
         Key(
+            "store.pool.max", .int, default: "16",
+            "Most PostgreSQL connections the server opens: size the database's `max_connections` for every server's"),
+        Key(
             "health.max.write.wait", .string, default: "30s",
             "`GET /healthz` answers 503 while a session write has waited longer than this (a wedged writer), e.g. `30s`"),
         Key(
@@ -224,6 +227,16 @@ extension ServerConfiguration {
         Key(
             "log.access", .bool, default: "false",
             "Log one line per request (method, route, status, duration, actor, request id), label `sessionpolicy.access`"),
+        Key(
+            "admin.port", .int, default: nil,
+            "Serve `/healthz` and `/metrics` on this port only, not on `port`, so they need not be public; 0 picks a free one"),
+        Key("admin.host", .string, default: nil, "Address the admin listener listens on (default: `host`)"),
+        Key(
+            "tracing.otlp.endpoint", .string, default: nil,
+            "Send OpenTelemetry traces to this OTLP/HTTP collector (its base URL, e.g. `http://otel-collector:4318`; spans "
+                + "go to `/v1/traces`); tracing is off when unset"),
+        Key("tracing.export.delay", .string, default: "5s", "Longest a finished span waits before it is sent in a batch, e.g. `5s`"),
+        Key("tracing.user.ids", .bool, default: "false", "Spans carry the user's id (`enduser.id`); off, no span names a user"),
     ]
 
     /// The key named `name`, if the table has one.

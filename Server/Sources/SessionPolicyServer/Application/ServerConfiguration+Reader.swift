@@ -69,6 +69,40 @@ extension ServerConfiguration {
         try readDurations(config)
         if let v = config.string("log.level") { logLevel = v }
         if let v = config.bool("log.access") { accessLog = v }
+        try readOperations(config)
+    }
+
+    /// The admin listener and tracing.
+    private mutating func readOperations(_ config: KeyReader) throws(ConfigurationError) {
+        if let v = config.int("admin.port") {
+            guard (0...65535).contains(v) else {
+                throw ConfigurationError("`admin.port` \(v) is out of range 0...65535 (set by \(config.sources("admin.port")))")
+            }
+            guard v == 0 || v != port else {
+                throw ConfigurationError(
+                    "`admin.port` is \(v), the same as `port`",
+                    help: "give the admin listener a port of its own, or leave `admin.port` unset")
+            }
+            adminPort = v
+        }
+        if let v = config.string("admin.host") { adminHost = v }
+        if let v = config.string("tracing.otlp.endpoint") {
+            guard let url = URL(string: v), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigurationError(
+                    "`tracing.otlp.endpoint` is `\(v)`, not an http or https URL (set by \(config.sources("tracing.otlp.endpoint")))",
+                    help: "give the collector's OTLP/HTTP address, for example `http://otel-collector:4318`")
+            }
+            tracingEndpoint = v
+        }
+        if let v = config.string("tracing.export.delay") {
+            guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
+                throw ConfigurationError(
+                    "`tracing.export.delay` is `\(v)`, not a duration (set by \(config.sources("tracing.export.delay")))",
+                    help: "write for example `5s`")
+            }
+            tracingExportDelay = .seconds(span.seconds)
+        }
+        if let v = config.bool("tracing.user.ids") { tracingUserIDs = v }
     }
 
     /// The address, the policies, the store, the reload interval and the decision stream.
@@ -196,6 +230,7 @@ extension ServerConfiguration {
         if let v = try positive("max.batch.body") { maxBatchBytes = v }
         if let v = try positive("max.batch.items") { maxBatchItems = v }
         if let v = try positive("http.max.connections") { httpMaxConnections = v }
+        if let v = try positive("store.pool.max") { storePoolMax = v }
     }
 
     /// The durations, written `5m`, `90s`, `7d`.

@@ -139,6 +139,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var storeTimeout: Duration = .seconds(5)
     /// The longest opening one PostgreSQL connection may take (TCP, TLS, authentication).
     public var storeConnectTimeout: Duration = .seconds(5)
+    /// The most PostgreSQL connections the server opens (its pool's size).
+    public var storePoolMax = 16
     /// `/healthz` answers 503 while a stateful write has waited longer than this (a wedged writer).
     public var healthMaxWriteWait: Duration = .seconds(30)
     /// A connection is closed when a request has not been answered this long after its first
@@ -155,6 +157,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logLevel = "info"
     /// Whether every request is logged (`log.access`): method, route, status, duration, actor, request id.
     public var accessLog = false
+
+    /// The port of a listener of its own for `/healthz` and `/metrics` (`admin.port`), which
+    /// `port` then does not serve; nil: `port` serves them.
+    public var adminPort: Int?
+    /// The admin listener's address (`admin.host`); nil: `host`.
+    public var adminHost: String?
+    /// The OTLP/HTTP collector that receives the server's traces (`tracing.otlp.endpoint`), its
+    /// base URL (spans go to `/v1/traces` under it); nil: no tracing.
+    public var tracingEndpoint: String?
+    /// The longest a finished span waits before it is sent (`tracing.export.delay`).
+    public var tracingExportDelay: Duration = .seconds(5)
+    /// Whether spans carry the user's id as `enduser.id` (`tracing.user.ids`).
+    public var tracingUserIDs = false
 
     /// The defaults.
     public init() {}

@@ -87,6 +87,13 @@ public final class ServerMetrics: Sendable {
         name("store_locked_fallbacks", "total", "PostgreSQL events written by the locking transaction after repeated conflicts.")
     }
 
+    static var poolConnectionsName: MetricNameDescriptor {
+        name("store_pool", "connections", "PostgreSQL connections of the pool, by state (in_use, idle, max).")
+    }
+    static var poolWaitingName: MetricNameDescriptor {
+        name("store_pool_waiting", "operations", "Storage operations waiting for a PostgreSQL connection of the pool.")
+    }
+
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
         .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
@@ -172,6 +179,14 @@ public final class ServerMetrics: Sendable {
         Self.histogram(in: storeHistograms, operation) {
             registry.makeDurationHistogram(descriptor: Self.storeDurationName, labels: [("operation", operation)], buckets: Self.buckets)
         }.record(duration)
+    }
+
+    /// Records the PostgreSQL pool's use (set at each scrape).
+    func pool(_ status: PoolStatus) {
+        for (state, value) in [("in_use", status.inUse), ("idle", status.idle), ("max", status.max)] {
+            registry.makeGauge(descriptor: Self.poolConnectionsName, labels: [("state", state)]).set(Double(value))
+        }
+        registry.makeGauge(descriptor: Self.poolWaitingName).set(Double(status.waiting))
     }
 
     /// Records a fetch of the issuer's key set.

@@ -1,3 +1,4 @@
+import ServiceContextModule
 public import SessionPolicy
 import SessionPolicyDelivery
 
@@ -61,10 +62,15 @@ public struct SessionService: Sendable {
             }
         }
         let record = log
+        // The evaluation may run on the store's writer thread: its span's parent is taken here.
+        let (parent, tracer) = (ServiceContext.current, RequestTracing.tracer)
         let (saved, outcome) = try await store.updateSession(key, now: now, log: record) { old in
             let state = old?.state ?? SessionState(user: key.user, device: key.device)
-            let outcome = policy.evaluate(state, event)
-            return (outcome.state, outcome)
+            return RequestTracing.span("evaluate", parent: parent, tracer: tracer) { span in
+                let outcome = policy.evaluate(state, event)
+                RequestTracing.decided(span, policy: policy.name, digest: digest, outcome)
+                return (outcome.state, outcome)
+            }
         }
         var ended = 0
         switch Self.deviceSessionsEnded(by: event, outcome) {

@@ -54,6 +54,8 @@ struct PendingWrite: Sendable {
     var enqueued: ContinuousClock.Instant
     /// Whether it was written, and the new record's id, false when the row has changed.
     var continuation: CheckedContinuation<(Bool, Int64?), any Error>
+    /// Where the request's trace learns the size of the group it joined, when it is traced.
+    var note: GroupCommitNote?
 }
 
 /// A group of conditional writes as one statement, prepared once per connection (PostgreSQL

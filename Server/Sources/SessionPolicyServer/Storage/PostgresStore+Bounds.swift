@@ -23,13 +23,20 @@ extension PostgresStore {
             }
             wait.setTimer(timer)
             let work = Task {
+                let pool = self.pool
+                var leased = false
+                pool.requested()
                 do {
                     let value = try await self.client.withConnection { connection in
+                        pool.leased(connection)
+                        leased = true
+                        defer { pool.released() }
                         guard wait.leased(connection) else { throw CancellationError() }
                         return try await body(connection)
                     }
                     wait.finish(.success(value))
                 } catch {
+                    if !leased { pool.abandoned() }
                     wait.finish(.failure(Self.storeError(error)))
                 }
             }

@@ -34,6 +34,8 @@ public final class PostgresStore: SessionStore, Service {
     /// Conditional writes waiting for the next group.
     private let pending = NIOLockedValueBox(PendingWrites())
     private let observer = NIOLockedValueBox<(any StoreObserver)?>(nil)
+    /// The pool's connections as the store leases them (`poolStatus`).
+    let pool: PostgresPoolGauge
     /// Groups written at once; the writes that arrive meanwhile wait for the next group. One:
     /// under load (32 connections, `load/realistic.sh`) it gave 77% of pgbench's rate, two 65%
     /// and four 62%, as fewer, larger groups leave the shared cores to the server.
@@ -47,9 +49,12 @@ public final class PostgresStore: SessionStore, Service {
     /// it held is closed. The driver's connection failures are logged at `error`.
     public init(configuration: PostgresClient.Configuration, timeout: Duration = .seconds(5), logger: Logger) {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: Self.driverLogger(logger))
+        self.pool = PostgresPoolGauge(max: configuration.options.maximumConnections)
         self.logger = logger
         self.timeout = timeout
     }
+
+    public var poolStatus: PoolStatus? { pool.status }
 
     /// How long the oldest write not yet answered has waited (nil: none waits).
     public var oldestWaitingWrite: Duration? {
@@ -170,13 +175,20 @@ public final class PostgresStore: SessionStore, Service {
         _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         for _ in 0..<Self.maxAttempts {
-            let old = try await remembered(key)
+            let old = try await RequestTracing.span("store.read") { span in
+                span?.attributes["sessionpolicy.store.cached"] = cache.withLockedValue { $0[key] != nil }
+                return try await remembered(key)
+            }
             let (state, result) = try update(old?.session)
             let stored = StoredSession(state: state, revision: (old?.session.revision ?? 0) + 1, updatedAt: now)
             let text = StoredJSON.encode(state)
             var record = log?(result)
             record?.revision = stored.revision
-            let (written, decision) = try await write(key, stored, text: text, over: old, record: record)
+            let (written, decision) = try await RequestTracing.span("store.write") { span in
+                let answer = try await write(key, stored, text: text, over: old, record: record)
+                span?.attributes["sessionpolicy.store.written"] = answer.0
+                return answer
+            }
             if written {
                 remember(key, stored, text: text, lastDecision: decision ?? old?.lastDecision ?? 0)
                 return (stored, result)
@@ -224,7 +236,7 @@ public final class PostgresStore: SessionStore, Service {
             let write = PendingWrite(
                 key: key, state: text, revision: stored.revision, updatedAt: stored.updatedAt.millisecondsSinceEpoch,
                 oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", oldLastDecision: old?.lastDecision ?? 0,
-                record: record, enqueued: .now, continuation: continuation)
+                record: record, enqueued: .now, continuation: continuation, note: GroupCommitNote.current)
             let group = pending.withLockedValue { p -> [PendingWrite]? in
                 p.items.append(write)
                 guard p.inFlight < Self.maxGroupsInFlight else { return nil }
@@ -254,6 +266,7 @@ public final class PostgresStore: SessionStore, Service {
                 }
                 observer.withLockedValue { $0 }?.groupCommitted(size: group.count)
                 for (n, item) in group.enumerated() {
+                    item.note?.joined(group.count)
                     let id = written[Int64(n + 1)]
                     item.continuation.resume(returning: (id != nil, id.flatMap { $0 > 0 ? $0 : nil }))
                 }

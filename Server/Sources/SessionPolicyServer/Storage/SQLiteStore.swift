@@ -33,6 +33,8 @@ public final class SQLiteStore: SessionStore {
         var continuation: CheckedContinuation<(StoredSession, any Sendable), any Error>
         /// When it arrived (`/healthz` reports the oldest waiting).
         var enqueued: ContinuousClock.Instant
+        /// Where the request's trace learns the size of the group it joined, when it is traced.
+        var note: GroupCommitNote?
     }
 
     /// How long the oldest update not yet answered has waited (nil: none waits).
@@ -137,9 +139,11 @@ public final class SQLiteStore: SessionStore {
         _ update: @escaping @Sendable (StoredSession?) throws -> (SessionState, R)
     ) async throws -> (StoredSession, R) {
         let erased: (@Sendable (any Sendable) -> DecisionRecord?)? = log.map { log in { @Sendable result in log(result as! R) } }
+        let note = GroupCommitNote.current
         let (stored, result) = try await withCheckedThrowingContinuation { continuation in
             let item = PendingUpdate(
-                key: key, now: now, update: { old in try update(old) }, log: erased, continuation: continuation, enqueued: .now)
+                key: key, now: now, update: { old in try update(old) }, log: erased, continuation: continuation, enqueued: .now,
+                note: note)
             let startFlushing = pending.withLockedValue { p -> Bool in
                 p.items.append(item)
                 if p.flushing { return false }
@@ -192,7 +196,10 @@ public final class SQLiteStore: SessionStore {
                 throw error
             }
             observer.withLockedValue { $0 }?.groupCommitted(size: group.count)
-            for (item, result) in zip(group, results) { item.continuation.resume(with: result) }
+            for (item, result) in zip(group, results) {
+                item.note?.joined(group.count)
+                item.continuation.resume(with: result)
+            }
         } catch {
             // The group's transaction failed: nothing of it is stored, and nothing acknowledged.
             let failure = (error as? StoreError) ?? StoreError("SQLite: \(error)")

@@ -210,6 +210,9 @@ public protocol SessionStore: Sendable {
     /// How long the oldest session write not yet answered has waited; nil when none waits.
     /// `/healthz` reports it, and fails past `health.max.write.wait` (a wedged writer).
     var oldestWaitingWrite: Duration? { get }
+
+    /// The connection pool's use now (`/metrics`); nil for a store without a pool (SQLite).
+    var poolStatus: PoolStatus? { get }
 }
 
 /// A storage failure, reported as `store-unavailable` (503) and counted in `/metrics`.
@@ -258,6 +261,9 @@ public struct SharedEnvelope: Sendable, Equatable {
 extension SessionStore {
     /// A store without a queue of writes reports none waiting.
     public var oldestWaitingWrite: Duration? { nil }
+
+    /// A store without a pool reports none.
+    public var poolStatus: PoolStatus? { nil }
 
     /// Creates the schema or upgrades it to this server's version.
     public func prepare() async throws { _ = try await prepare(migrate: true) }

@@ -59,9 +59,11 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
     /// Opens the store this URL names (not yet prepared); with `readOnly`, an SQLite file must
     /// exist and is never written (a PostgreSQL store writes only when asked to). `timeout` bounds
     /// every wait on the store (`store.timeout`), `connectTimeout` the opening of one PostgreSQL
-    /// connection (`store.connect.timeout`).
+    /// connection (`store.connect.timeout`); a PostgreSQL pool opens at most `poolMax` connections
+    /// (`store.pool.max`).
     public func makeStore(
-        logger: Logger, readOnly: Bool = false, timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5)
+        logger: Logger, readOnly: Bool = false, timeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
+        poolMax: Int = 16
     ) throws -> any SessionStore {
         switch self {
         case let .sqlite(path):
@@ -70,7 +72,7 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
             var config = PostgresClient.Configuration(
                 host: host, port: port, username: user, password: password, database: database,
                 tls: tls ? .require(.makeClientConfiguration()) : .disable)
-            config.options.maximumConnections = 16
+            config.options.maximumConnections = poolMax
             config.options.connectTimeout = connectTimeout
             config.options.additionalStartupParameters = Self.sessionSettings(timeout: timeout)
             // No keep-alive query: a `SELECT 1` on a connection whose database went silent would
