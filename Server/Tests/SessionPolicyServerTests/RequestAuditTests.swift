@@ -104,8 +104,10 @@ struct RequestAuditTests {
         }
     }
 
-    @Test("the access log: one line per request with method, route, status, duration, actor and id; logs carry the id")
-    func accessLog() async throws {
+    @Test(
+        "the access log: one line per request with method, route, status, duration, actor and id; logs carry the id; nothing above info from a start and a stop",
+        arguments: TestStorage.available)
+    func accessLog(storage: TestStorage) async throws {
         let dir = try Fixtures.temporaryDirectory("access")
         defer { try? FileManager.default.removeItem(at: dir) }
         let secret = dir.appendingPathComponent("user.secret")
@@ -115,7 +117,8 @@ struct RequestAuditTests {
         let handle = try FileHandle(forWritingTo: errors)
         let (process, port) = try await ServeProcess.start(
             [
-                "--port", "0", "--policies", Fixtures.path("policies"), "--storage", "sqlite:\(dir.path)/s.sqlite",
+                "--port", "0", "--policies", Fixtures.path("policies"), "--storage",
+                storage == .postgres ? TestStorage.postgresURL! : "sqlite:\(dir.path)/s.sqlite",
                 "--hs256-secret-file", secret.path, "--log-access",
             ],
             standardError: handle)
@@ -155,5 +158,8 @@ struct RequestAuditTests {
         // A line the handler writes carries the request's id.
         let deleted = try #require(line("delete-\(user)", "\"session deleted\""), "\(log.joined(separator: "\n"))")
         #expect(deleted.contains("actor=user:\(user)"))
+        // A start, these requests and a stop log no warning or error (the refused token is `info`).
+        let loud = log.filter { !$0.contains("level=info") && !$0.contains("level=notice") && !$0.contains("level=debug") }
+        #expect(loud.isEmpty, "\(loud.joined(separator: "\n"))")
     }
 }
