@@ -46,7 +46,7 @@ awk 'NR % 2 == 0' "$WORK/tokens.txt" > "$WORK/tokens-b.txt"
 PREFIX=nolog- python3 load/tokens.py "$SECRET" "$USERS" > "$WORK/tokens-nolog.txt"
 SERVICE_TOKEN=$(python3 load/tokens.py "$SERVICE_SECRET" 1 | awk '{print $2}')
 export SERVICE_TOKEN
-echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"},"state":{"state":"active","user":"alice","device":"d1","auth_mode":"biometric","last_idp_login":"2026-02-27T09:00:00Z","last_online":"2026-02-28T09:00:00Z","last_activity":"2026-02-28T09:00:00Z","highest_time":"2026-02-28T09:00:00Z"}}' > "$WORK/evaluate.json"
+cp load/evaluate.json "$WORK/evaluate.json"  # the stateless row's body: a launch with a stored state
 
 serve() { # PORT STORAGE [OPTIONS...]
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_SERVICE_HS256_SECRET=$SERVICE_SECRET SESSIONPOLICY_LOG_LEVEL=error \

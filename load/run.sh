@@ -24,7 +24,7 @@ release_bin
 
 python3 load/tokens.py "$SECRET" 1000 > "$WORK/tokens.txt"
 python3 load/batch.py "$BATCH" > "$WORK/batch.json"
-echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"},"state":{"state":"active","user":"alice","device":"d1","auth_mode":"biometric","last_idp_login":"2026-02-27T09:00:00Z","last_online":"2026-02-28T09:00:00Z","last_activity":"2026-02-28T09:00:00Z","highest_time":"2026-02-28T09:00:00Z"}}' > "$WORK/evaluate.json"
+cp load/evaluate.json "$WORK/evaluate.json"  # the stateless row's body: a launch with a stored state
 
 serve() { # PORT STORAGE
   SESSIONPOLICY_HS256_SECRET=$SECRET SESSIONPOLICY_LOG_LEVEL=error \

@@ -19,7 +19,7 @@ SECRET=load-secret-0123456789abcdef0123456789
 release_bin
 PY=${SESSIONPOLICY_TEST_PYTHON:-python3}
 python3 load/tokens.py "$SECRET" 1000 > "$WORK/tokens.txt"
-echo '{"event":{"type":"launch","time":"2026-03-01T09:00:00Z","network":"offline"},"state":{"state":"active","user":"alice","device":"d1","auth_mode":"biometric","last_idp_login":"2026-02-27T09:00:00Z","last_online":"2026-02-28T09:00:00Z","last_activity":"2026-02-28T09:00:00Z","highest_time":"2026-02-28T09:00:00Z"}}' > "$WORK/evaluate.json"
+cp load/evaluate.json "$WORK/evaluate.json"  # the stateless row's body: a launch with a stored state
 mkfifo "$WORK/collector.in"
 "$PY" Server/Tests/Collector/otlp_receiver.py --port 0 --out "$WORK/spans.jsonl" <"$WORK/collector.in" >"$WORK/collector.out" 2>&1 &
 PIDS+=($!)

@@ -94,14 +94,6 @@ extension ServerConfiguration {
             }
             tracingEndpoint = v
         }
-        if let v = config.string("tracing.export.delay") {
-            guard case let .success(span) = TimeSpan.parse(v), span.seconds > 0 else {
-                throw ConfigurationError(
-                    "`tracing.export.delay` is `\(v)`, not a duration (set by \(config.sources("tracing.export.delay")))",
-                    help: "write for example `5s`")
-            }
-            tracingExportDelay = .seconds(span.seconds)
-        }
         if let v = config.bool("tracing.user.ids") { tracingUserIDs = v }
     }
 
@@ -262,6 +254,7 @@ extension ServerConfiguration {
         if let v = try span("health.max.write.wait", allowZero: false) { healthMaxWriteWait = .seconds(v.seconds) }
         if let v = try span("http.request.timeout", allowZero: false) { httpRequestTimeout = .seconds(v.seconds) }
         if let v = try span("http.idle.timeout", allowZero: false) { httpIdleTimeout = .seconds(v.seconds) }
+        if let v = try span("tracing.export.delay", allowZero: false) { tracingExportDelay = .seconds(v.seconds) }
     }
 
     /// A secret or key file's text. At most 64 KiB plus one byte is read, so a wrong path
