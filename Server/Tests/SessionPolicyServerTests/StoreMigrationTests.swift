@@ -107,7 +107,7 @@ struct StoreMigrationTests {
         let dry = try await Self.migrate(["--dry-run", "--storage", migrated.url])
         #expect(dry.status == 0, "\(dry.stderr)")
         let dialect = storage == .sqlite ? "SQLite" : "PostgreSQL"
-        #expect(dry.stdout.hasPrefix("-- SessionPolicy schema migrations for \(dialect): version 0 to 5\nBEGIN;\n"), "\(dry.stdout)")
+        #expect(dry.stdout.hasPrefix("-- SessionPolicy schema migrations for \(dialect): version 0 to 6\nBEGIN;\n"), "\(dry.stdout)")
         #expect(dry.stdout.hasSuffix("COMMIT;\n"))
         #expect(dry.stdout.contains("(expand; servers of schema 2 or newer run against it)"))
         if storage == .sqlite {
@@ -119,11 +119,11 @@ struct StoreMigrationTests {
         try await scripted.run(dry.stdout)
         let done = try await Self.migrate(["--storage", migrated.url])
         #expect(done.status == 0, "\(done.stderr)")
-        #expect(done.stdout == "migrated the store from schema version 0 to 5 (applied 1, 2, 3, 4, 5)\n")
+        #expect(done.stdout == "migrated the store from schema version 0 to 6 (applied 1, 2, 3, 4, 5, 6)\n")
         let schemas = (try await migrated.schema(), try await scripted.schema())
         #expect(schemas.0 == schemas.1)
         #expect(
-            try await Self.migrate(["--storage", migrated.url]).stdout == "the store is at schema version 5, this server's: nothing to do\n"
+            try await Self.migrate(["--storage", migrated.url]).stdout == "the store is at schema version 6, this server's: nothing to do\n"
         )
         let nothing = try await Self.migrate(["--dry-run", "--storage", scripted.url])
         #expect(nothing.stdout.contains("nothing to do"), "\(nothing.stdout)")
@@ -147,10 +147,10 @@ struct StoreMigrationTests {
         #expect(manual.stderr.contains("policyctl-serve migrate"))
 
         #expect(try await Self.migrate(["--storage", store.url]).status == 0)
-        // The next release's migration 6, an expand step: a column this server does not know.
+        // The next release's migration 7, an expand step: a column this server does not know.
         try await store.run(
             "ALTER TABLE decisions ADD COLUMN next_release TEXT; "
-                + "INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (6, 0, 2);")
+                + "INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (7, 0, 6);")
         let (server, port) = try await ServeProcess.start(arguments + ["--storage-migrations", "manual"])
         let user = unique("erin")
         let path = "/v1/policies/kobil-offline-token/sessions/\(user)/phone"
@@ -173,13 +173,13 @@ struct StoreMigrationTests {
         server.terminate()
         server.waitUntilExit()
         #expect(
-            try await Self.migrate(["--storage", store.url]).stdout.contains("newer than this server's 5; servers of schema 2 or newer"))
+            try await Self.migrate(["--storage", store.url]).stdout.contains("newer than this server's 6; servers of schema 6 or newer"))
 
         // Then its contract step: this server is too old.
-        try await store.run("INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (7, 0, 7);")
+        try await store.run("INSERT INTO schema_migrations (version, applied_at, oldest_server) VALUES (8, 0, 8);")
         let refused = try await CLI.run(arguments, executable: Self.serve)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("needs a server of schema 7 or newer; this server's is 5"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("needs a server of schema 8 or newer; this server's is 6"), "\(refused.stderr)")
         #expect(try await Self.migrate(["--storage", store.url]).status == 2)
     }
 }

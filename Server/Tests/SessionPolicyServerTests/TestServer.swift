@@ -34,6 +34,7 @@ enum TestServer {
         c.pools = ["vendor": poolSecret]
         c.apps = ["com.example.crm": "cross-app-device-sso", "com.example.field-service": "cross-app-device-sso"]
         c.reloadInterval = .milliseconds(100)
+        c.decisionLogRetention = TestStorage.sharedRetention
         configure(&c)
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
@@ -62,7 +63,10 @@ enum ServeProcess {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if let environment { process.environment = environment }
+        // Servers that share the test database keep its decision log (see `TestStorage.sharedRetention`).
+        var env = environment ?? ProcessInfo.processInfo.environment
+        if env["SESSIONPOLICY_DECISION_LOG_RETENTION"] == nil { env["SESSIONPOLICY_DECISION_LOG_RETENTION"] = "3650d" }
+        process.environment = env
         let out = Pipe()
         process.standardOutput = out
         process.standardError = standardError

@@ -20,6 +20,12 @@ enum TestStorage: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// The decision log retention of the servers the tests start: ten years. Servers with
+    /// different clocks share the test PostgreSQL database (most tests' clock is in March 2026,
+    /// some the real one); with the default 90 days, a real-clock server's purge would drop the
+    /// day partitions of a March test while it runs.
+    static let sharedRetention = TimeSpan(seconds: 3650 * 86_400)
+
     /// A storage URL: a new SQLite file in `directory`, or the test PostgreSQL database.
     func url(in directory: URL) throws -> StorageURL {
         switch self {
@@ -32,9 +38,14 @@ enum TestStorage: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func withStore(_ body: @Sendable (any SessionStore) async throws -> Void) async throws {
         let dir = try Fixtures.temporaryDirectory("store")
         defer { try? FileManager.default.removeItem(at: dir) }
+        try await Self.withStore(url(in: dir), body)
+    }
+
+    /// Runs `body` with the prepared store `url` names (its pool running, for PostgreSQL).
+    static func withStore(_ url: StorageURL, _ body: @Sendable (any SessionStore) async throws -> Void) async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let store = try url(in: dir).makeStore(logger: logger)
+        let store = try url.makeStore(logger: logger)
         if let pg = store as? PostgresStore {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await pg.run() }

@@ -101,7 +101,7 @@ public func buildApplication(
             await onServerRunning(port)
         },
         logger: logger)
-    app.beforeServerStarts { try await prepareStore(store, configuration, logger: logger) }
+    app.beforeServerStarts { try await prepareStore(store, configuration, now: clock(), logger: logger) }
     return app
 }
 
@@ -190,7 +190,9 @@ private func makeRouter(_ server: Server, routes: [Server.Route], tracer: (any S
 }
 
 /// Migrates the store at start (`storage.migrations auto`) or checks that its schema serves.
-private func prepareStore(_ store: any SessionStore, _ configuration: ServerConfiguration, logger: Logger) async throws {
+private func prepareStore(
+    _ store: any SessionStore, _ configuration: ServerConfiguration, now: Timestamp, logger: Logger
+) async throws {
     do {
         let schema = try await store.prepare(migrate: configuration.migratesAtStart)
         if !schema.pending.isEmpty {
@@ -204,6 +206,9 @@ private func prepareStore(_ store: any SessionStore, _ configuration: ServerConf
     } catch {
         logger.critical("the store cannot be prepared", metadata: ["storage": "\(configuration.storage)", "error": "\(error)"])
         throw error
+    }
+    if configuration.decisionLogRetention.seconds > 0 {
+        await StoreJanitor.prepareDecisionLog(store, now: now, logger: logger)
     }
 }
 
@@ -224,19 +229,45 @@ struct StoreJanitor: Service {
                 if Task.isCancelled { break }
                 _ = try? await store.purgeExpired(now: clock())
                 if decisionLogRetention.seconds > 0 {
-                    do {
-                        let n = try await Self.purgeDecisions(
-                            store, before: clock().adding(TimeSpan(seconds: -decisionLogRetention.seconds)))
-                        if n > 0 {
-                            logger.info("decision log purged", metadata: ["records": "\(n)", "retention": "\(decisionLogRetention)"])
-                        }
-                    } catch {
-                        logger.error("decision log purge failed", metadata: ["error": "\(error)"])
-                    }
+                    let now = clock()
+                    await Self.prepareDecisionLog(store, now: now, logger: logger)
+                    await purgeDecisionLog(before: now.adding(TimeSpan(seconds: -decisionLogRetention.seconds)))
                 }
             }
         }
         await store.close()
+    }
+
+    /// Creates the decision log's parts ahead of `now` (PostgreSQL's day partitions); a failure
+    /// is logged and tried again in a minute (meanwhile the default partition takes the records).
+    static func prepareDecisionLog(_ store: any SessionStore, now: Timestamp, logger: Logger) async {
+        do {
+            for part in try await store.prepareDecisionLog(now: now) {
+                logger.info("decision log partition created", metadata: ["partition": "\(part)"])
+            }
+        } catch {
+            logger.warning("decision log partitions not created; trying again in a minute", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Drops the parts of the log past the retention, then deletes its other old records.
+    private func purgeDecisionLog(before cutoff: Timestamp) async {
+        do {
+            for part in try await store.dropDecisions(before: cutoff) {
+                logger.info(
+                    "decision log partition dropped",
+                    metadata: [
+                        "partition": "\(part.part)", "records": "\(part.estimatedRecords)", "duration": "\(part.duration)",
+                        "retention": "\(decisionLogRetention)",
+                    ])
+            }
+            let n = try await Self.purgeDecisions(store, before: cutoff)
+            if n > 0 {
+                logger.info("decision log purged", metadata: ["records": "\(n)", "retention": "\(decisionLogRetention)"])
+            }
+        } catch {
+            logger.error("decision log purge failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Deletes every record received before `cutoff`, `batch` at a time, letting other writes

@@ -35,3 +35,13 @@ public struct DecisionQuery: Sendable, Equatable {
         self.limit = limit
     }
 }
+
+/// A part of the decision log dropped whole by the retention purge (a PostgreSQL partition).
+public struct DroppedDecisions: Sendable, Equatable {
+    /// The part's name (`decisions_20260801`).
+    public var part: String
+    /// Its records as the database last estimated them (`pg_class.reltuples`).
+    public var estimatedRecords: Int64
+    /// How long dropping it took, its lock's wait included.
+    public var duration: Duration
+}

@@ -48,6 +48,8 @@ struct PendingWrite: Sendable {
     var oldState: String
     /// The id of the session's newest decision record as read (0: none).
     var oldLastDecision: Int64
+    /// That record's `server_time` (0: not known), the new record's `previous_time`.
+    var oldLastDecisionTime: Int64
     /// The decision to log with the write, if any.
     var record: DecisionRecord?
     /// When it arrived (`/healthz` reports the oldest write waiting).
@@ -66,21 +68,26 @@ struct GroupWrite: PostgresPreparedStatement {
         WITH input AS (
           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int8[], $8::text[],
             $9::text[], $10::int8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::int4[], $17::text[],
-            $18::int8[], $19::text[], $20::text[], $21::text[])
+            $18::int8[], $19::text[], $20::text[], $21::text[], $22::int8[])
             WITH ORDINALITY AS t(policy, user_id, device_id, state, revision, updated_at, old_revision, old_state,
-              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, amr, actor, request_id, n)
+              digest, event_time, event, network, decision, reason, notices, transition, machine_state, old_last, amr, actor, request_id,
+              old_last_time, n)
         ), ids AS MATERIALIZED (
           SELECT n, CASE WHEN digest <> '' THEN nextval(pg_get_serial_sequence('decisions', 'id')) END AS decision_id FROM input
         ), updated AS (
           UPDATE sessions s SET state = i.state, revision = i.revision, updated_at = i.updated_at,
-            last_decision = COALESCE(x.decision_id, s.last_decision)
+            last_decision = COALESCE(x.decision_id, s.last_decision),
+            last_decision_time = CASE WHEN x.decision_id IS NULL THEN s.last_decision_time ELSE i.updated_at END,
+            last_decision_time_of = CASE WHEN x.decision_id IS NULL THEN s.last_decision_time_of ELSE x.decision_id END
           FROM input i JOIN ids x ON x.n = i.n
           WHERE i.old_revision > 0 AND s.policy = i.policy AND s.user_id = i.user_id AND s.device_id = i.device_id
             AND s.revision = i.old_revision AND s.state = i.old_state
           RETURNING i.n
         ), inserted AS (
-          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at, last_decision)
-          SELECT i.policy, i.user_id, i.device_id, i.state, i.revision, i.updated_at, x.decision_id
+          INSERT INTO sessions (policy, user_id, device_id, state, revision, updated_at, last_decision, last_decision_time,
+            last_decision_time_of)
+          SELECT i.policy, i.user_id, i.device_id, i.state, i.revision, i.updated_at, x.decision_id,
+            CASE WHEN x.decision_id IS NOT NULL THEN i.updated_at END, x.decision_id
           FROM input i JOIN ids x ON x.n = i.n WHERE i.old_revision = 0
           ON CONFLICT DO NOTHING
           RETURNING policy, user_id, device_id
@@ -90,10 +97,11 @@ struct GroupWrite: PostgresPreparedStatement {
           SELECT i.n FROM inserted JOIN input i USING (policy, user_id, device_id) WHERE i.old_revision = 0
         ), logged AS (
           INSERT INTO decisions (id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
-            decision, reason, notices, transition, state, previous, amr, actor, request_id)
+            decision, reason, notices, transition, state, previous, amr, actor, request_id, previous_time)
           SELECT x.decision_id, i.policy, i.digest, i.user_id, i.device_id, i.revision, i.event_time, i.updated_at, i.event,
             NULLIF(i.network, ''), NULLIF(i.decision, ''), i.reason, i.notices, i.transition, i.machine_state,
-            NULLIF(i.old_last, 0), NULLIF(i.amr, ''), NULLIF(i.actor, ''), NULLIF(i.request_id, '')
+            NULLIF(i.old_last, 0), NULLIF(i.amr, ''), NULLIF(i.actor, ''), NULLIF(i.request_id, ''),
+            CASE WHEN i.old_last > 0 THEN NULLIF(i.old_last_time, 0) END
           FROM written w JOIN input i ON i.n = w.n JOIN ids x ON x.n = w.n
           WHERE i.digest <> ''
         )
@@ -105,7 +113,7 @@ struct GroupWrite: PostgresPreparedStatement {
     init(_ writes: [PendingWrite]) { self.writes = writes }
 
     func makeBindings() throws -> PostgresBindings {
-        var b = SessionGroupWrite.sessionColumns(writes, capacity: 21)
+        var b = SessionGroupWrite.sessionColumns(writes, capacity: 22)
         b.append(writes.map { $0.record?.digest ?? "" })
         b.append(writes.map { $0.record?.eventTime.millisecondsSinceEpoch ?? 0 })
         b.append(writes.map { $0.record?.event ?? "" })
@@ -119,6 +127,7 @@ struct GroupWrite: PostgresPreparedStatement {
         b.append(writes.map { $0.record?.amr?.joined(separator: " ") ?? "" })
         b.append(writes.map { $0.record?.actor?.text ?? "" })
         b.append(writes.map { $0.record?.requestID ?? "" })
+        b.append(writes.map(\.oldLastDecisionTime))
         return b
     }
 

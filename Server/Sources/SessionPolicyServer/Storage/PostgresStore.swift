@@ -166,9 +166,10 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
-    /// A session as this server last read or wrote it: the state, its text as stored, and the
-    /// id of its newest decision record (0: none).
-    typealias Remembered = (session: StoredSession, text: String, lastDecision: Int64)
+    /// A session as this server last read or wrote it: the state, its text as stored, the id of
+    /// its newest decision record (0: none) and that record's `server_time` (0: not known, as
+    /// after a write by a server of schema 5), which names its partition.
+    typealias Remembered = (session: StoredSession, text: String, lastDecision: Int64, lastDecisionTime: Int64)
 
     public func updateSession<R: Sendable>(
         _ key: SessionKey, now: Timestamp, log: (@Sendable (R) -> DecisionRecord?)?,
@@ -190,7 +191,9 @@ public final class PostgresStore: SessionStore, Service {
                 return answer
             }
             if written {
-                remember(key, stored, text: text, lastDecision: decision ?? old?.lastDecision ?? 0)
+                remember(
+                    key, stored, text: text, lastDecision: decision ?? old?.lastDecision ?? 0,
+                    lastDecisionTime: decision != nil ? now.millisecondsSinceEpoch : old?.lastDecisionTime ?? 0)
                 return (stored, result)
             }
             forget(key)
@@ -206,21 +209,23 @@ public final class PostgresStore: SessionStore, Service {
         let entry = try await bounded { conn -> Remembered? in
             let rows = try await conn.query(
                 """
-                SELECT state, revision, updated_at, COALESCE(last_decision, 0) FROM sessions
+                SELECT state, revision, updated_at, COALESCE(last_decision, 0), \(unescaped: Self.headTime) FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) AND state IS NOT NULL
                 """, logger: self.logger)
             var out: Remembered?
-            for try await (state, revision, updated, last) in rows.decode((String, Int64, Int64, Int64).self) {
+            for try await (state, revision, updated, last, lastTime) in rows.decode((String, Int64, Int64, Int64, Int64).self) {
                 out = (
                     StoredSession(
                         state: try StoredJSON.decode(SessionState.self, state), revision: revision,
                         updatedAt: Timestamp(millisecondsSinceEpoch: updated)),
-                    state, last
+                    state, last, lastTime
                 )
             }
             return out
         }
-        if let entry { remember(key, entry.session, text: entry.text, lastDecision: entry.lastDecision) }
+        if let entry {
+            remember(key, entry.session, text: entry.text, lastDecision: entry.lastDecision, lastDecisionTime: entry.lastDecisionTime)
+        }
         return entry
     }
 
@@ -236,6 +241,7 @@ public final class PostgresStore: SessionStore, Service {
             let write = PendingWrite(
                 key: key, state: text, revision: stored.revision, updatedAt: stored.updatedAt.millisecondsSinceEpoch,
                 oldRevision: old?.session.revision ?? 0, oldState: old?.text ?? "", oldLastDecision: old?.lastDecision ?? 0,
+                oldLastDecisionTime: old?.lastDecisionTime ?? 0,
                 record: record, enqueued: .now, continuation: continuation, note: GroupCommitNote.current)
             let group = pending.withLockedValue { p -> [PendingWrite]? in
                 p.items.append(write)
@@ -283,10 +289,10 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
-    private func remember(_ key: SessionKey, _ session: StoredSession, text: String, lastDecision: Int64) {
+    private func remember(_ key: SessionKey, _ session: StoredSession, text: String, lastDecision: Int64, lastDecisionTime: Int64) {
         cache.withLockedValue { cache in
             if cache.count >= Self.cacheLimit, cache[key] == nil { cache.remove(at: cache.startIndex) }
-            cache[key] = (session, text, lastDecision)
+            cache[key] = (session, text, lastDecision, lastDecisionTime)
         }
     }
 
@@ -306,7 +312,7 @@ public final class PostgresStore: SessionStore, Service {
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device) FOR UPDATE
                 """
             let lastSelect: PostgresQuery = """
-                SELECT COALESCE(last_decision, 0) FROM sessions
+                SELECT COALESCE(last_decision, 0), \(unescaped: Self.headTime) FROM sessions
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 """
             var rows = try await conn.query(select, logger: self.logger)
@@ -326,67 +332,63 @@ public final class PostgresStore: SessionStore, Service {
             let (state, result) = try update(old)
             let stored = StoredSession(state: state, revision: (old?.revision ?? 0) + 1, updatedAt: now)
             let json = StoredJSON.encode(state)
-            var last: Int64 = 0
-            for try await v in try await conn.query(lastSelect, logger: self.logger).decode(Int64.self) { last = v }
+            var (last, lastTime): (Int64, Int64) = (0, 0)
+            for try await v in try await conn.query(lastSelect, logger: self.logger).decode((Int64, Int64).self) { (last, lastTime) = v }
             if var r = log?(result) {
                 r.revision = stored.revision
                 let notices = r.notices.joined(separator: ",")
                 let transition = Int32(clamping: r.transition)
                 let previous: Int64? = last > 0 ? last : nil
+                let previousTime: Int64? = last > 0 && lastTime > 0 ? lastTime : nil
                 let rows = try await conn.query(
                     """
                     INSERT INTO decisions (policy, digest, user_id, device_id, revision, event_time, server_time, event,
-                      network, decision, reason, notices, transition, state, previous, amr, actor, request_id)
+                      network, decision, reason, notices, transition, state, previous, amr, actor, request_id, previous_time)
                     VALUES (\(r.policy), \(r.digest), \(r.user), \(r.device), \(r.revision), \(r.eventTime.millisecondsSinceEpoch),
                       \(r.serverTime.millisecondsSinceEpoch), \(r.event), \(r.network), \(r.decision), \(r.reason), \(notices),
                       \(transition), \(r.state), \(previous), \(r.amr?.joined(separator: " ")), \(r.actor?.text),
-                      \(r.requestID))
+                      \(r.requestID), \(previousTime))
                     RETURNING id
                     """, logger: self.logger)
-                for try await id in rows.decode(Int64.self) { last = id }
+                for try await id in rows.decode(Int64.self) { (last, lastTime) = (id, r.serverTime.millisecondsSinceEpoch) }
             }
             let lastDecision: Int64? = last > 0 ? last : nil
+            let lastDecisionTime: Int64? = last > 0 && lastTime > 0 ? lastTime : nil
             try await conn.query(
                 """
                 UPDATE sessions SET state = \(json), revision = \(stored.revision), updated_at = \(millis),
-                  last_decision = \(lastDecision)
+                  last_decision = \(lastDecision), last_decision_time = \(lastDecisionTime), last_decision_time_of = \(lastDecision)
                 WHERE policy = \(key.policy) AND user_id = \(key.user) AND device_id = \(key.device)
                 """, logger: self.logger)
-            return (stored, json, result, last)
+            return (stored, json, result, (last, lastTime))
         }
-        remember(key, stored, text: text, lastDecision: lastDecision)
+        remember(key, stored, text: text, lastDecision: lastDecision.0, lastDecisionTime: lastDecision.1)
         return (stored, result)
     }
+
+    /// A session's newest record's `server_time` as the session's row holds it, or 0 when not
+    /// known (a server of schema 5 moved `last_decision` without it).
+    static let headTime = "COALESCE(CASE WHEN last_decision_time_of = last_decision THEN last_decision_time END, 0)"
 
     public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
         try await bounded { conn in
             // The sessions the query names, each with its newest record; then each session's
             // chain, newest first (a recursive walk along `previous`), and the newest `limit`.
+            // Each step names the record's `server_time` when known, so that PostgreSQL looks in
+            // one partition (run-time pruning); unknown (0), it looks in every partition.
             let heads = try await conn.query(
                 """
-                SELECT last_decision FROM sessions
+                SELECT last_decision, \(unescaped: Self.headTime) FROM sessions
                 WHERE user_id = \(query.user) AND last_decision IS NOT NULL
                   AND (\(query.policy)::text IS NULL OR policy = \(query.policy))
                   AND (\(query.device)::text IS NULL OR device_id = \(query.device))
                 """, logger: self.logger)
-            var ids: [Int64] = []
-            for try await id in heads.decode(Int64.self) { ids.append(id) }
+            var ids: [(Int64, Int64)] = []
+            for try await head in heads.decode((Int64, Int64).self) { ids.append(head) }
             let before = query.before ?? Int64.max
             var out: [DecisionRecord] = []
-            for head in ids {
-                let rows = try await conn.query(
-                    """
-                    WITH RECURSIVE chain(id, taken) AS (
-                      SELECT \(head)::int8, CASE WHEN \(head)::int8 < \(before)::int8 THEN 1 ELSE 0 END
-                      UNION ALL
-                      SELECT d.previous, c.taken + CASE WHEN d.previous < \(before)::int8 THEN 1 ELSE 0 END
-                      FROM chain c JOIN decisions d ON d.id = c.id
-                      WHERE d.previous IS NOT NULL AND c.taken < \(query.limit)
-                    )
-                    SELECT d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
-                      d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr, d.actor, d.request_id
-                    FROM chain c JOIN decisions d ON d.id = c.id WHERE d.id < \(before)::int8 ORDER BY d.id DESC LIMIT \(query.limit)
-                    """, logger: self.logger)
+            for (head, time) in ids {
+                let rows = try await conn.query(Self.chain(head: head, time: time, before: before, limit: query.limit), logger: self.logger)
                 for try await row in rows {
                     let c = try row.decode(
                         (
@@ -408,16 +410,48 @@ public final class PostgresStore: SessionStore, Service {
         }
     }
 
+    /// The newest `limit` records of one session's chain below id `before`, from its newest
+    /// record `head` received at `time` (0: not known).
+    private static func chain(head: Int64, time: Int64, before: Int64, limit: Int) -> PostgresQuery {
+        // A record's partition is known by its time; without it, every partition is searched.
+        let within = "BETWEEN COALESCE(NULLIF(%@, 0), -9223372036854775808) AND COALESCE(NULLIF(%@, 0), 9223372036854775807)"
+        let columns = """
+            d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
+              d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr, d.actor, d.request_id
+            """
+        return """
+            WITH RECURSIVE chain AS (
+              SELECT \(unescaped: columns), d.previous, d.previous_time, CASE WHEN d.id < \(before)::int8 THEN 1 ELSE 0 END AS taken
+              FROM decisions d
+              WHERE d.id = \(head)::int8 AND d.server_time \(unescaped: within.replacingOccurrences(of: "%@", with: "\(time)::int8"))
+              UNION ALL
+              SELECT \(unescaped: columns), d.previous, d.previous_time, c.taken + CASE WHEN d.id < \(before)::int8 THEN 1 ELSE 0 END
+              FROM chain c JOIN decisions d ON d.id = c.previous
+                AND d.server_time \(unescaped: within.replacingOccurrences(of: "%@", with: "c.previous_time"))
+              WHERE c.taken < \(limit)
+            )
+            SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event,
+              network, decision, reason, notices, transition, state, amr, actor, request_id
+            FROM chain WHERE id < \(before)::int8 ORDER BY id DESC LIMIT \(limit)
+            """
+    }
+
+    /// Day partitions are dropped whole (``dropDecisions(before:)``); this deletes in the two
+    /// that are not a day's: the records from before partitioning, and the default partition's.
     public func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int {
         try await bounded { conn in
-            let rows = try await conn.query(
-                """
-                DELETE FROM decisions WHERE id IN (
-                  SELECT id FROM decisions WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time LIMIT \(limit))
-                RETURNING id
-                """, logger: self.logger)
             var n = 0
-            for try await _ in rows.decode(Int64.self) { n += 1 }
+            for part in try await self.decisionPartitions(conn) where part.lower == nil && n < limit {
+                let rows = try await conn.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            DELETE FROM \(part.name) WHERE id IN (
+                              SELECT id FROM \(part.name) WHERE server_time < \(cutoff.millisecondsSinceEpoch) ORDER BY server_time
+                              LIMIT \(limit - n))
+                            RETURNING id
+                            """), logger: self.logger)
+                for try await _ in rows.decode(Int64.self) { n += 1 }
+            }
             return n
         }
     }

@@ -135,6 +135,55 @@ enum Schema {
                   issued_at BIGINT NOT NULL, envelope TEXT NOT NULL, PRIMARY KEY (policy, key_id))
                 """
             ]),
+        // Expand (servers of schema 5 keep running): they write through the partitioned table as
+        // before and walk the chain by id alone; what they write has no `previous_time`, and a
+        // session whose `last_decision_time_of` is not its `last_decision` has no known head
+        // time, so this server walks those links through every partition.
+        Migration(
+            version: 6,
+            summary: "PostgreSQL: the decision log partitioned by day of receipt, dropped a day at a time; SQLite: unchanged",
+            oldestServer: 5,
+            sqlite: [],
+            postgres: [
+                "ALTER TABLE decisions RENAME TO decisions_legacy",
+                "ALTER INDEX decisions_pkey RENAME TO decisions_legacy_pkey",
+                "ALTER INDEX decisions_by_time RENAME TO decisions_legacy_by_time",
+                "CREATE SEQUENCE decision_ids AS BIGINT",
+                "SELECT setval('decision_ids', COALESCE((SELECT max(id) FROM decisions_legacy), 0) + 1, false)",
+                "ALTER TABLE decisions_legacy ALTER COLUMN id DROP IDENTITY",
+                "ALTER TABLE decisions_legacy ADD COLUMN previous_time BIGINT",
+                """
+                CREATE TABLE decisions (
+                  id BIGINT NOT NULL DEFAULT nextval('decision_ids'), policy TEXT NOT NULL, digest TEXT NOT NULL,
+                  user_id TEXT NOT NULL, device_id TEXT NOT NULL, revision BIGINT NOT NULL,
+                  event_time BIGINT NOT NULL, server_time BIGINT NOT NULL, event TEXT NOT NULL, network TEXT,
+                  decision TEXT, reason TEXT NOT NULL, notices TEXT NOT NULL, transition INTEGER NOT NULL,
+                  state TEXT NOT NULL, previous BIGINT, amr TEXT, actor TEXT, request_id TEXT, previous_time BIGINT)
+                PARTITION BY RANGE (server_time)
+                """,
+                "ALTER SEQUENCE decision_ids OWNED BY decisions.id",
+                "CREATE TABLE decisions_default PARTITION OF decisions DEFAULT",
+                "CREATE INDEX decisions_default_id ON decisions_default (id)",
+                "CREATE INDEX decisions_default_time ON decisions_default (server_time)",
+                // The records before this migration stay where they are, as one partition that
+                // ends with the UTC day of the newest of them (or of now); none are copied.
+                """
+                DO $$
+                DECLARE bound BIGINT;
+                BEGIN
+                  IF EXISTS (SELECT 1 FROM decisions_legacy) THEN
+                    SELECT (extract(epoch FROM date_trunc('day', to_timestamp(GREATEST(max(server_time),
+                      (extract(epoch FROM now()) * 1000)::bigint) / 1000.0) AT TIME ZONE 'UTC') + interval '1 day') * 1000)::bigint
+                      INTO bound FROM decisions_legacy;
+                    EXECUTE format('ALTER TABLE decisions ATTACH PARTITION decisions_legacy FOR VALUES FROM (MINVALUE) TO (%s)', bound);
+                  ELSE
+                    DROP TABLE decisions_legacy;
+                  END IF;
+                END $$
+                """,
+                "ALTER TABLE sessions ADD COLUMN last_decision_time BIGINT",
+                "ALTER TABLE sessions ADD COLUMN last_decision_time_of BIGINT",
+            ]),
     ]
 
     /// The newest version this server knows.

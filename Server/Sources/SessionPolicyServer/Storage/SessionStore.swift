@@ -163,7 +163,16 @@ public protocol SessionStore: Sendable {
 
     /// Deletes up to `limit` of the records received before `cutoff`, oldest first; how many.
     /// The retention purge calls it in small batches, so writers wait for no long delete.
+    /// (PostgreSQL: only in the partitions that are not a day's, see ``dropDecisions(before:)``.)
     func purgeDecisions(before cutoff: Timestamp, limit: Int) async throws -> Int
+
+    /// Readies the decision log for the records of the days around `now` (PostgreSQL: creates
+    /// the day partitions ahead); the names of the parts created. Nothing to do by default.
+    func prepareDecisionLog(now: Timestamp) async throws -> [String]
+
+    /// Drops the parts of the decision log whose records were all received before `cutoff`
+    /// (PostgreSQL: whole day partitions); what was dropped. Nothing by default.
+    func dropDecisions(before cutoff: Timestamp) async throws -> [DroppedDecisions]
 
     /// Up to `limit` stored sessions of `policy`, ordered by user id then device id, after the
     /// session `after` (from the first when nil): a page of a read-only walk through every
@@ -270,6 +279,12 @@ extension SessionStore {
 
     /// A store that reports nothing ignores an observer.
     public func observe(_ observer: any StoreObserver) {}
+
+    /// A log kept in one table has nothing to ready.
+    public func prepareDecisionLog(now: Timestamp) async throws -> [String] { [] }
+
+    /// A log kept in one table is purged by ``purgeDecisions(before:limit:)`` alone.
+    public func dropDecisions(before cutoff: Timestamp) async throws -> [DroppedDecisions] { [] }
 
     /// `updateSession(_:now:log:_:)` without a decision record.
     public func updateSession<R: Sendable>(
