@@ -17,7 +17,9 @@
 # Env: STORES ("postgres sqlite"; postgres needs PG_URL: its databases NAME_size_big and
 # NAME_size_small are created beside it), SESSIONS (PostgreSQL 10000000), RECORDS (100000000),
 # SQLITE_SESSIONS (1000000), SQLITE_RECORDS (10000000), SMALL_SESSIONS (10000), RETENTION_DAYS
-# (90), USERS (100000), DURATION (s per run, 10), ROUNDS (3), THREADS (2), CONNECTIONS (32), BIN,
+# (90), USERS (100000), DURATION (s per run, 10), ROUNDS (3), THREADS (2), CONNECTIONS (32; the
+# events'), HISTORY_CONNECTIONS (4: history pages are read now and then, by support staff and the
+# back end, so their latency is measured with a few readers at once, not at saturation), BIN,
 # KEEP (1: reuse the stores a previous run filled, when their counts match).
 # Needs wrk, python3, sqlite3, and for PostgreSQL psql. Not a test: it prints figures.
 set -euo pipefail
@@ -34,6 +36,7 @@ DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
+HISTORY_CONNECTIONS=${HISTORY_CONNECTIONS:-4}
 KEEP=${KEEP:-0}
 SECRET=load-secret-0123456789abcdef0123456789
 SERVICE_SECRET=load-service-secret-0123456789abcdef0123
@@ -76,7 +79,7 @@ capture_states() {
 # I (evenly over the retention, never after now), and the states captured.
 policy_sql="(ARRAY['kobil-offline-token','kobil-signed-jwt','kobil-signed-jwt-hardware','spendiq','i360-salesforce','i360-marketsharp','cross-app-device-sso'])[i % 7 + 1]"
 time_sql() { # I J K
-  echo "($NOW_MS - $RETENTION_DAYS::int8 * $DAY_MS + ($2)::int8 * ($RETENTION_DAYS::int8 * $DAY_MS / $3) + (($1)::int8 * 7919) % ($RETENTION_DAYS::int8 * $DAY_MS / $3))"
+  echo "($NOW_MS - $RETENTION_DAYS::int8 * $DAY_MS + ($2)::int8 * ($RETENTION_DAYS::int8 * $DAY_MS / $3) + (($1)::int8 * 2654435761) % ($RETENTION_DAYS::int8 * $DAY_MS / $3))"
 }
 states_values() { # the captured states as VALUES rows (policy, state), quoted for SQL
   python3 - "$WORK/states.txt" <<'PY'
@@ -95,7 +98,7 @@ fill_postgres() { # URL SESSIONS RECORDS
 SELECT format('CREATE TABLE %I (LIKE decisions INCLUDING DEFAULTS)', name), format('ALTER TABLE %I ADD CONSTRAINT %I PRIMARY KEY (id)', name, name || '_pkey'),
   format('ALTER TABLE decisions ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', name, lo, lo + $DAY_MS)
 FROM (SELECT lo, 'decisions_' || to_char(to_timestamp(lo / 1000) AT TIME ZONE 'UTC', 'YYYYMMDD') AS name
-  FROM generate_series($TODAY_MS - ($RETENTION_DAYS + 1)::int8 * $DAY_MS, $TODAY_MS, $DAY_MS) lo) d \gexec
+  FROM generate_series($TODAY_MS - $RETENTION_DAYS::int8 * $DAY_MS, $TODAY_MS, $DAY_MS) lo) d \gexec
 SQL
   psql "$url" -q -v ON_ERROR_STOP=1 -c "CREATE TABLE fill_states (policy TEXT PRIMARY KEY, state TEXT); INSERT INTO fill_states VALUES $(states_values)" >/dev/null
   for (( from = 0; from < n; from += chunk )); do
@@ -116,7 +119,7 @@ FROM generate_series($from, $to - 1) i;
 SQL
     echo "  filled $to of $n sessions ($(date +%T))" >&2
   done
-  psql "$url" -q -v ON_ERROR_STOP=1 -c "SELECT setval('decision_ids', $(( n * k + 1 ))); DROP TABLE fill_states; VACUUM ANALYZE" >/dev/null
+  psql "$url" -q -v ON_ERROR_STOP=1 -c "SELECT setval('decision_ids', $(( n * k + 1 )))" -c "DROP TABLE fill_states" -c "VACUUM ANALYZE" >/dev/null
 }
 
 fill_sqlite() { # FILE SESSIONS RECORDS
@@ -125,9 +128,9 @@ fill_sqlite() { # FILE SESSIONS RECORDS
   "$BIN/policyctl-serve" migrate --storage "sqlite:$file" >/dev/null
   local policy
   # SQLite's integer arithmetic, the same times as PostgreSQL's.
-  t() { echo "($NOW_MS - $RETENTION_DAYS * $DAY_MS + ($2) * ($RETENTION_DAYS * $DAY_MS / $3) + (($1) * 7919) % ($RETENTION_DAYS * $DAY_MS / $3))"; }
+  t() { echo "($NOW_MS - $RETENTION_DAYS * $DAY_MS + ($2) * ($RETENTION_DAYS * $DAY_MS / $3) + (($1) * 2654435761) % ($RETENTION_DAYS * $DAY_MS / $3))"; }
   policy="(SELECT policy FROM fill_states WHERE n = i % 7)"
-  sqlite3 "$file" <<SQL
+  sqlite3 "$file" >/dev/null <<SQL
 PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;
 CREATE TEMP TABLE fill_states (n INTEGER PRIMARY KEY, policy TEXT, state TEXT);
 INSERT INTO fill_states (n, policy, state)
@@ -200,20 +203,21 @@ for entry in "${PORTS[@]}"; do
   SESSIONS=$n wrk -t"$THREADS" -c"$CONNECTIONS" -d2s -s load/history.lua "http://127.0.0.1:$port" >/dev/null 2>&1
 done
 
-echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s on loopback, release builds, $(nproc) cores, $USERS workload users, median of $ROUNDS rounds"
+echo "wrk -t$THREADS -c$CONNECTIONS (history: -c$HISTORY_CONNECTIONS) -d${DURATION}s on loopback, release builds, $(nproc) cores, $USERS workload users, median of $ROUNDS rounds"
 for round in $(seq "$ROUNDS"); do
   echo "round $round/$ROUNDS" >&2
   for entry in "${PORTS[@]}"; do
     IFS=: read -r label port n <<<"$entry"
     TOKENS=$WORK/tokens.txt MODE=stateful measure "events-$label" "http://127.0.0.1:$port" -s load/workload.lua
-    SESSIONS=$n measure "history-$label" "http://127.0.0.1:$port" -s load/history.lua
+    SESSIONS=$n CONNECTIONS=$HISTORY_CONNECTIONS measure "history-$label" "http://127.0.0.1:$port" -s load/history.lua
   done
 done
 
 if [[ " $STORES " == *" postgres "* ]]; then
-  # The oldest day partition dropped, alone; then the next one while the big store serves events.
+  # A whole day's partition dropped (the second oldest: the oldest holds part of a day), alone;
+  # then the next one while the big store serves events.
   oldest() { psql "$BIG_PG" -qtA -c "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-    WHERE i.inhparent = 'decisions'::regclass AND c.relname LIKE 'decisions_2%' ORDER BY c.relname LIMIT 1"; }
+    WHERE i.inhparent = 'decisions'::regclass AND c.relname LIKE 'decisions_2%' ORDER BY c.relname LIMIT 1 OFFSET 1"; }
   drop_ms() { psql "$BIG_PG" -qtA -c '\timing on' -c "DROP TABLE $1" | awk '/^Time/ {print $2}'; }
   part=$(oldest); rows=$(psql "$BIG_PG" -qtA -c "SELECT count(*) FROM $part")
   echo "drop $part ($rows records), alone: $(drop_ms "$part") ms" > "$WORK/drops"
@@ -227,7 +231,7 @@ if [[ " $STORES " == *" postgres "* ]]; then
   echo "drop $part ($rows records), under load: $ms ms; that 6 s run's events (requests/s p50 p99 failed): $(wrk_line "$(cat "$WORK/drop-wrk.out")")" >> "$WORK/drops"
   psql "$BIG_PG" -qtA -F ' ' > "$WORK/bytes-pg" <<SQL
 SELECT pg_total_relation_size('sessions') / (SELECT count(*) FROM sessions),
-  (SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = 'decisions'::regclass) / (SELECT count(*) FROM decisions);
+  ((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = 'decisions'::regclass) / (SELECT count(*) FROM decisions))::int8;
 SQL
 fi
 if [[ " $STORES " == *" sqlite "* ]]; then

@@ -373,9 +373,9 @@ public final class PostgresStore: SessionStore, Service {
     public func decisions(_ query: DecisionQuery) async throws -> [DecisionRecord] {
         try await bounded { conn in
             // The sessions the query names, each with its newest record; then each session's
-            // chain, newest first (a recursive walk along `previous`), and the newest `limit`.
-            // Each step names the record's `server_time` when known, so that PostgreSQL looks in
-            // one partition (run-time pruning); unknown (0), it looks in every partition.
+            // chain, newest first (a walk along `previous`), and the newest `limit`. Each step
+            // names the record's `server_time` when known, so that PostgreSQL looks in one
+            // partition; unknown (0), it looks in every partition.
             let heads = try await conn.query(
                 """
                 SELECT last_decision, \(unescaped: Self.headTime) FROM sessions
@@ -411,29 +411,13 @@ public final class PostgresStore: SessionStore, Service {
     }
 
     /// The newest `limit` records of one session's chain below id `before`, from its newest
-    /// record `head` received at `time` (0: not known).
+    /// record `head` received at `time` (0: not known): `decision_chain` (schema 6) walks it.
     private static func chain(head: Int64, time: Int64, before: Int64, limit: Int) -> PostgresQuery {
-        // A record's partition is known by its time; without it, every partition is searched.
-        let within = "BETWEEN COALESCE(NULLIF(%@, 0), -9223372036854775808) AND COALESCE(NULLIF(%@, 0), 9223372036854775807)"
-        let columns = """
-            d.id, d.policy, d.digest, d.user_id, d.device_id, d.revision, d.event_time, d.server_time, d.event,
-              d.network, d.decision, d.reason, d.notices, d.transition, d.state, d.amr, d.actor, d.request_id
-            """
-        return """
-            WITH RECURSIVE chain AS (
-              SELECT \(unescaped: columns), d.previous, d.previous_time, CASE WHEN d.id < \(before)::int8 THEN 1 ELSE 0 END AS taken
-              FROM decisions d
-              WHERE d.id = \(head)::int8 AND d.server_time \(unescaped: within.replacingOccurrences(of: "%@", with: "\(time)::int8"))
-              UNION ALL
-              SELECT \(unescaped: columns), d.previous, d.previous_time, c.taken + CASE WHEN d.id < \(before)::int8 THEN 1 ELSE 0 END
-              FROM chain c JOIN decisions d ON d.id = c.previous
-                AND d.server_time \(unescaped: within.replacingOccurrences(of: "%@", with: "c.previous_time"))
-              WHERE c.taken < \(limit)
-            )
-            SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event,
-              network, decision, reason, notices, transition, state, amr, actor, request_id
-            FROM chain WHERE id < \(before)::int8 ORDER BY id DESC LIMIT \(limit)
-            """
+        """
+        SELECT id, policy, digest, user_id, device_id, revision, event_time, server_time, event,
+          network, decision, reason, notices, transition, state, amr, actor, request_id
+        FROM decision_chain(\(head)::int8, \(time)::int8, \(before)::int8, \(Int32(clamping: limit))::int4)
+        """
     }
 
     /// Day partitions are dropped whole (``dropDecisions(before:)``); this deletes in the two

@@ -183,6 +183,36 @@ enum Schema {
                 """,
                 "ALTER TABLE sessions ADD COLUMN last_decision_time BIGINT",
                 "ALTER TABLE sessions ADD COLUMN last_decision_time_of BIGINT",
+                // A session's chain, newest first: up to `wanted` records below id `below`, from
+                // `head` received at `head_time` (0: not known). Each step is planned for its
+                // own values (`force_custom_plan`), so a known time is pruned to one partition
+                // while planning; a recursive query over the partitioned table would open every
+                // partition at each step.
+                """
+                CREATE FUNCTION decision_chain(head BIGINT, head_time BIGINT, below BIGINT, wanted INTEGER)
+                RETURNS SETOF decisions LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
+                DECLARE
+                  r decisions;
+                  next_id BIGINT := head;
+                  next_time BIGINT := NULLIF(head_time, 0);
+                  taken INTEGER := 0;
+                BEGIN
+                  WHILE next_id IS NOT NULL AND taken < wanted LOOP
+                    IF next_time IS NOT NULL THEN
+                      SELECT * INTO r FROM decisions WHERE id = next_id AND server_time = next_time;
+                    ELSE
+                      SELECT * INTO r FROM decisions WHERE id = next_id;
+                    END IF;
+                    EXIT WHEN NOT FOUND;
+                    IF r.id < below THEN
+                      RETURN NEXT r;
+                      taken := taken + 1;
+                    END IF;
+                    next_id := r.previous;
+                    next_time := NULLIF(r.previous_time, 0);
+                  END LOOP;
+                END $$
+                """,
             ]),
     ]
 

@@ -86,7 +86,7 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
     /// The settings of the server's PostgreSQL sessions, sent when each connection opens: the
     /// database ends a statement that runs past `timeout` (and a transaction left idle past
     /// twice that), and probes an idle client's TCP connection (keepalive after 10 s, every 5 s,
-    /// 3 probes), so a connection to a vanished client frees its locks.
+    /// 3 probes), so a connection to a vanished client frees its locks; no JIT compilation.
     static func sessionSettings(timeout: Duration) -> [(String, String)] {
         let ms = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         return [
@@ -96,6 +96,9 @@ public enum StorageURL: Sendable, Equatable, CustomStringConvertible {
             ("tcp_keepalives_idle", "10"),
             ("tcp_keepalives_interval", "5"),
             ("tcp_keepalives_count", "3"),
+            // The server's statements are short; JIT compilation would cost more than it saves
+            // (seconds, for a plan over many partitions whose estimated cost is high).
+            ("jit", "off"),
         ]
     }
 
