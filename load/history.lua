@@ -1,9 +1,13 @@
--- wrk script: history pages of filled sessions (load/size.sh). Each request reads
--- GET /v1/policies/{policy}/sessions/fill-{i}/phone/history for a random i below SESSIONS with the
--- back end's token, the policy chosen as load/size.sh's fill chooses it (i mod 7).
+-- wrk script: history pages (load/size.sh), read with the back end's token. WHICH=filled (the
+-- default): GET /v1/policies/{policy}/sessions/fill-{i}/phone/history for a random i below
+-- SESSIONS, the policy chosen as load/size.sh's fill chooses it (i mod 7): records spread over
+-- the retention, mostly not in memory on a large store. WHICH=active: the sessions of
+-- load/workload.lua's users load-{i} (device phone-{i}, policy (i mod 7) + 1) for i below USERS:
+-- records written in the last minutes.
 --
--- Env: SESSIONS (the filled sessions), SERVICE_TOKEN.
-local sessions = tonumber(os.getenv("SESSIONS") or "1000")
+-- Env: WHICH, SESSIONS, USERS, SERVICE_TOKEN.
+local active = os.getenv("WHICH") == "active"
+local sessions = tonumber(os.getenv(active and "USERS" or "SESSIONS") or "1000")
 local service = os.getenv("SERVICE_TOKEN") or ""
 local policies = {
   "kobil-offline-token", "kobil-signed-jwt", "kobil-signed-jwt-hardware", "spendiq", "i360-salesforce",
@@ -16,7 +20,8 @@ end
 
 function request()
   local i = math.random(0, sessions - 1)
-  return wrk.format("GET", "/v1/policies/" .. policies[(i % 7) + 1] .. "/sessions/fill-" .. i .. "/phone/history",
+  local path = active and ("/sessions/load-" .. i .. "/phone-" .. i) or ("/sessions/fill-" .. i .. "/phone")
+  return wrk.format("GET", "/v1/policies/" .. policies[(i % 7) + 1] .. path .. "/history",
     { ["Authorization"] = "Bearer " .. service })
 end
 

@@ -10,8 +10,10 @@
 # each state a real one of its policy), each with RECORDS / SESSIONS decision records chained by
 # `previous`, received evenly across the RETENTION_DAYS days before now (so on PostgreSQL across
 # that many day partitions). The small store gets SMALL_SESSIONS sessions of the same shape. Then
-# both serve the same workload (USERS new users, load-0 ...) and history pages of random filled
-# sessions (load/history.lua, the back end's token). Last: the time to drop the oldest day's
+# both serve the same workload (USERS new users, load-0 ...) and history pages (load/history.lua,
+# the back end's token) of random filled sessions (records spread over the retention: on disk
+# when the store is larger than memory) and of the workload's sessions (records of the last
+# minutes). Last: the time to drop the oldest day's
 # partition, alone and under load, and the bytes a session and a record take.
 #
 # Env: STORES ("postgres sqlite"; postgres needs PG_URL: its databases NAME_size_big and
@@ -204,12 +206,14 @@ for entry in "${PORTS[@]}"; do
 done
 
 echo "wrk -t$THREADS -c$CONNECTIONS (history: -c$HISTORY_CONNECTIONS) -d${DURATION}s on loopback, release builds, $(nproc) cores, $USERS workload users, median of $ROUNDS rounds"
+echo "$(free -g | awk '/Mem:/ {print $2}') GB of memory$([ -n "${BIG_PG:-}" ] && psql "$BIG_PG" -qtA -c "SELECT ', PostgreSQL ' || current_setting('server_version') || ', shared_buffers ' || current_setting('shared_buffers') || ', the big database ' || pg_size_pretty(pg_database_size(current_database()))")"
 for round in $(seq "$ROUNDS"); do
   echo "round $round/$ROUNDS" >&2
   for entry in "${PORTS[@]}"; do
     IFS=: read -r label port n <<<"$entry"
     TOKENS=$WORK/tokens.txt MODE=stateful measure "events-$label" "http://127.0.0.1:$port" -s load/workload.lua
     SESSIONS=$n CONNECTIONS=$HISTORY_CONNECTIONS measure "history-$label" "http://127.0.0.1:$port" -s load/history.lua
+    WHICH=active USERS=$USERS CONNECTIONS=$HISTORY_CONNECTIONS measure "active-$label" "http://127.0.0.1:$port" -s load/history.lua
   done
 done
 
@@ -225,10 +229,14 @@ if [[ " $STORES " == *" postgres "* ]]; then
   TOKENS=$WORK/tokens.txt MODE=stateful wrk -t"$THREADS" -c"$CONNECTIONS" -d6s --latency -s load/workload.lua http://127.0.0.1:18292 \
     > "$WORK/drop-wrk.out" 2>&1 &
   loaded=$!
+  wal0=$(psql "$BIG_PG" -qtA -c "SELECT pg_current_wal_lsn()")
   sleep 3
   ms=$(drop_ms "$part")
   wait "$loaded"
-  echo "drop $part ($rows records), under load: $ms ms; that 6 s run's events (requests/s p50 p99 failed): $(wrk_line "$(cat "$WORK/drop-wrk.out")")" >> "$WORK/drops"
+  wal=$(psql "$BIG_PG" -qtA -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")
+  line=$(wrk_line "$(cat "$WORK/drop-wrk.out")")
+  echo "drop $part ($rows records), under load: $ms ms; that 6 s run's events (requests/s p50 p99 failed): $line" >> "$WORK/drops"
+  echo "WAL written during that run: $(awk -v w="$wal" -v r="${line%% *}" 'BEGIN {printf "%.0f bytes per event (%.1f MB/s)", w / (r * 6), w / 6 / 1e6}')" >> "$WORK/drops"
   psql "$BIG_PG" -qtA -F ' ' > "$WORK/bytes-pg" <<SQL
 SELECT pg_total_relation_size('sessions') / (SELECT count(*) FROM sessions),
   ((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = 'decisions'::regclass) / (SELECT count(*) FROM decisions))::int8;
@@ -253,19 +261,21 @@ def median(name):
     if not os.path.exists(path): return None
     rows = sorted(([l.split() for l in open(path) if l.strip()]), key=lambda r: float(r[0]))
     return rows[len(rows) // 2], sum(int(r[3]) for r in rows)
-print(f"| {'store':16} | {'events/s':>9} | {'p50':>8} | {'p99':>8} | {'history pages/s':>15} | {'p50':>8} | {'p99':>8} | {'failed':>6} |")
-print(f"|{'-' * 18}|{'-' * 11}|{'-' * 10}|{'-' * 10}|{'-' * 17}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
+print(f"| {'store':16} | {'events/s':>9} | {'p50':>8} | {'p99':>8} | {'filled pages/s':>14} | {'p50':>8} | {'p99':>8} "
+      f"| {'active pages/s':>14} | {'p50':>8} | {'p99':>8} | {'failed':>6} |")
+print(f"|{'-' * 18}|{'-' * 11}|{'-' * 10}|{'-' * 10}|{'-' * 16}|{'-' * 10}|{'-' * 10}|{'-' * 16}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
 got = {}
 for label in ["postgres-small", "postgres-big", "sqlite-small", "sqlite-big"]:
-    e, h = median("events-" + label), median("history-" + label)
+    e, h, a = median("events-" + label), median("history-" + label), median("active-" + label)
     if e is None: continue
     got[label] = (float(e[0][0]), float(h[0][0]))
-    print(f"| {label:16} | {float(e[0][0]):9,.0f} | {e[0][1]:>8} | {e[0][2]:>8} | {float(h[0][0]):15,.0f} | {h[0][1]:>8} | {h[0][2]:>8} | {e[1] + h[1]:6} |")
+    print(f"| {label:16} | {float(e[0][0]):9,.0f} | {e[0][1]:>8} | {e[0][2]:>8} | {float(h[0][0]):14,.0f} | {h[0][1]:>8} | {h[0][2]:>8} "
+          f"| {float(a[0][0]):14,.0f} | {a[0][1]:>8} | {a[0][2]:>8} | {e[1] + h[1] + a[1]:6} |")
 print()
 for kind in ["postgres", "sqlite"]:
     if kind + "-big" in got:
         (eb, hb), (es, hs) = got[kind + "-big"], got[kind + "-small"]
-        print(f"{kind}: big / small events/s {eb / es:.0%}, history pages/s {hb / hs:.0%}")
+        print(f"{kind}: big / small events/s {eb / es:.0%}, filled history pages/s {hb / hs:.0%}")
 for name, what in [("drops", None), ("bytes-pg", "PostgreSQL bytes per session, per record (tables and indexes)"),
                    ("bytes-sqlite", "SQLite bytes per session, per record (tables and indexes)")]:
     path = os.path.join(w, name)
