@@ -151,6 +151,25 @@ struct PartitionedDecisionLogTests {
             "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'decisions'::regclass AND c.relname LIKE 'decisions_2%'"
         )
         #expect(days == "7\n", "\(days)")
+
+        // A server of schema 5 still running (an expand step) writes as it always has: the
+        // sequence by `pg_get_serial_sequence`, a record without `previous_time`, the session's
+        // `last_decision` alone; and purges with its batched delete. This server reads on.
+        let later = Int64(Date().timeIntervalSince1970 * 1000)
+        try await db.run(
+            """
+            WITH d AS (SELECT nextval(pg_get_serial_sequence('decisions', 'id')) AS id),
+            s AS (UPDATE sessions SET revision = 5, updated_at = \(later), last_decision = d.id FROM d
+              WHERE user_id = '\(user)' RETURNING d.id, last_decision AS unused)
+            INSERT INTO decisions (id, policy, digest, user_id, device_id, revision, event_time, server_time, event, network,
+              decision, reason, notices, transition, state, previous)
+            SELECT s.id, 'kobil-offline-token', 'sha256:old', '\(user)', 'phone', 5, \(later), \(later), 'launch', 'online',
+              'allow', 'within_limits', '', 0, 's', (SELECT max(id) FROM decisions WHERE user_id = '\(user)') FROM s;
+            DELETE FROM decisions WHERE id IN (
+              SELECT id FROM decisions WHERE server_time < \(later - 400 * 86_400_000) ORDER BY server_time LIMIT 1000);
+            """)
+        let mixed = try await send(.GET, path + "/history")
+        #expect(Self.revisions(mixed.1) == [5, 4, 3, 2, 1], "\(mixed.1)")
     }
 
     /// One decision of `key` received at `now`, logged.
