@@ -357,6 +357,8 @@ PY
 # The check, through nginx: every acknowledged revision stored, each decision log exactly 1 to it.
 python3 - "$WORK/tokens-kill.txt" $NGINX_ALL "$RUN" "$WORK/kill.json" <<'PY'
 import http.client, json, sys
+sys.path.insert(0, "load")
+import logcheck
 tokens = dict(l.split() for l in open(sys.argv[1]))
 port, run = int(sys.argv[2]), sys.argv[3]
 result = json.load(open(sys.argv[4]))
@@ -372,17 +374,9 @@ for user in sorted(set(acked) | set(known)):  # the sessions that got at least o
     if stored < revision:
         lost += revision - stored
         print(f"  {user}: acknowledged revision {revision}, stored {stored}")
-    seen, before = [], None
-    while True:
-        query = "?limit=500" + (f"&before={before}" if before else "")
-        conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}/history{query}", headers=headers)
-        page = json.loads(conn.getresponse().read())
-        seen += [d["revision"] for d in page["decisions"]]
-        before = page["next"]
-        if before is None: break
-    if sorted(seen) != list(range(1, stored + 1)):
+    seen = logcheck.logged_revisions(conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers)
+    if not logcheck.exactly_stored(user, seen, stored):
         unlogged += 1
-        print(f"  {user}: stored revision {stored}, logged revisions {len(seen)} (first {sorted(seen)[:3]}, last {sorted(seen)[-3:]})")
     records += len(seen)
 print(f"  {len(set(acked) | set(known))} sessions checked through nginx: {lost} acknowledged events lost (target 0)")
 print(f"  decision log: {records} records, {unlogged} sessions whose records are not exactly revisions 1 to the stored one (target 0)")

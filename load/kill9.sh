@@ -70,6 +70,8 @@ wait "$PID" 2>/dev/null || true
 start
 python3 - "$WORK/tokens.txt" $PORT "$RUN" <<'PY'
 import http.client, json, sys
+sys.path.insert(0, "load")
+import logcheck
 tokens = dict(l.split() for l in open(sys.argv[1]))
 port, run = int(sys.argv[2]), sys.argv[3]
 acked = json.load(open("/tmp/kill9.json"))["acked"]
@@ -83,18 +85,9 @@ for user, revision in acked.items():
         lost += revision - stored
         print(f"  {user}: acknowledged revision {revision}, stored {stored}")
     # The decision log: one record per stored revision, 1 to the stored one, no more, no fewer.
-    seen, before = [], None
-    while True:
-        query = "?limit=500" + (f"&before={before}" if before else "")
-        conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}/history{query}",
-                     headers={"Authorization": "Bearer " + tokens[user]})
-        page = json.loads(conn.getresponse().read())
-        seen += [d["revision"] for d in page["decisions"]]
-        before = page["next"]
-        if before is None: break
-    if sorted(seen) != list(range(1, stored + 1)):
+    seen = logcheck.logged_revisions(conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", {"Authorization": "Bearer " + tokens[user]})
+    if not logcheck.exactly_stored(user, seen, stored):
         unlogged += 1
-        print(f"  {user}: stored revision {stored}, logged revisions {len(seen)} (first {sorted(seen)[:3]}, last {sorted(seen)[-3:]})")
     records += len(seen)
 print(f"after restart: {len(acked)} sessions checked, {lost} acknowledged events lost (target 0)")
 print(f"decision log: {records} records, {unlogged} sessions whose records are not exactly revisions 1 to the stored one (target 0)")

@@ -129,22 +129,7 @@ struct DecisionLogTests {
             let user = unique("dave")
             let key = SessionKey(policy: "p", user: user, device: "d")
             let t0 = Timestamp.parse("2026-03-01T00:00:00Z")!
-            for day in 0..<5 {
-                let now = t0.adding(.days(Int64(day)))
-                let event = Event(.launch, at: now, network: .online, user: user)
-                _ = try await store.updateSession(
-                    key, now: now,
-                    log: { (outcome: Outcome) in
-                        DecisionRecord(key: key, digest: "sha256:x", event: event, serverTime: now, outcome: outcome)
-                    }
-                ) { old in
-                    let state = old?.state ?? SessionState()
-                    let outcome = Outcome(
-                        decision: .allow, reason: .withinLimits, message: "", notices: [], scope: nil, authMode: nil, noticeDelay: nil,
-                        state: state, transition: day)
-                    return (state, outcome)
-                }
-            }
+            for day in 0..<5 { try await TestStorage.decide(store, key, at: t0.adding(.days(Int64(day))), transition: day) }
             #expect(try await store.decisions(DecisionQuery(user: user)).count == 5)
             let n = try await store.purgeDecisions(before: t0.adding(.days(2)), limit: 1)
             #expect(n == 1)

@@ -34,7 +34,7 @@ struct PartitionedDecisionLogTests {
 
             let key = SessionKey(policy: "p", user: "dave", device: "d")
             // Feb 27 and 28 have no partition: the default one takes them.
-            for day in -2..<5 { try await Self.decide(store, key, at: t0.adding(.days(Int64(day))), transition: day + 2) }
+            for day in -2..<5 { try await TestStorage.decide(store, key, at: t0.adding(.days(Int64(day))), transition: day + 2) }
             let places = try await FreshStore.psql(db.url, "SELECT tableoid::regclass, revision FROM decisions ORDER BY revision")
             #expect(
                 places.split(separator: "\n") == [
@@ -170,21 +170,6 @@ struct PartitionedDecisionLogTests {
             """)
         let mixed = try await send(.GET, path + "/history")
         #expect(Self.revisions(mixed.1) == [5, 4, 3, 2, 1], "\(mixed.1)")
-    }
-
-    /// One decision of `key` received at `now`, logged.
-    static func decide(_ store: any SessionStore, _ key: SessionKey, at now: Timestamp, transition: Int) async throws {
-        let event = Event(.launch, at: now, network: .online, user: key.user)
-        _ = try await store.updateSession(
-            key, now: now,
-            log: { (outcome: Outcome) in DecisionRecord(key: key, digest: "sha256:x", event: event, serverTime: now, outcome: outcome) }
-        ) { old in
-            let state = old?.state ?? SessionState()
-            let outcome = Outcome(
-                decision: .allow, reason: .withinLimits, message: "", notices: [], scope: nil, authMode: nil, noticeDelay: nil,
-                state: state, transition: transition)
-            return (state, outcome)
-        }
     }
 
     /// The `revision` of each record of a history reply, in order.

@@ -3,6 +3,7 @@ import JWTKit
 import Logging
 import PostgresNIO
 import SessionPolicy
+import SessionPolicyDelivery
 import SessionPolicyServer
 import SessionPolicyTestSupport
 import Testing
@@ -57,6 +58,23 @@ enum TestStorage: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try await store.prepare()
             try await body(store)
             await store.close()
+        }
+    }
+}
+
+extension TestStorage {
+    /// One decision of `key` received at `now`, logged.
+    static func decide(_ store: any SessionStore, _ key: SessionKey, at now: Timestamp, transition: Int) async throws {
+        let event = Event(.launch, at: now, network: .online, user: key.user)
+        _ = try await store.updateSession(
+            key, now: now,
+            log: { (outcome: Outcome) in DecisionRecord(key: key, digest: "sha256:x", event: event, serverTime: now, outcome: outcome) }
+        ) { old in
+            let state = old?.state ?? SessionState()
+            let outcome = Outcome(
+                decision: .allow, reason: .withinLimits, message: "", notices: [], scope: nil, authMode: nil, noticeDelay: nil,
+                state: state, transition: transition)
+            return (state, outcome)
         }
     }
 }
