@@ -368,16 +368,8 @@ conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
 for user in sorted(set(acked) | set(known)):  # the sessions that got at least one event
     revision = max(acked.get(user, 0), known.get(user, 0))
     headers = {"Authorization": "Bearer " + tokens[user]}
-    conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers=headers)
-    r = conn.getresponse()
-    stored = json.loads(r.read()).get("revision", 0) if r.status == 200 else 0
-    if stored < revision:
-        lost += revision - stored
-        print(f"  {user}: acknowledged revision {revision}, stored {stored}")
-    seen = logcheck.logged_revisions(conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers)
-    if not logcheck.exactly_stored(user, seen, stored):
-        unlogged += 1
-    records += len(seen)
+    missing, logged, exact = logcheck.check_session(conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers, user, revision)
+    lost, records, unlogged = lost + missing, records + logged, unlogged + (not exact)
 print(f"  {len(set(acked) | set(known))} sessions checked through nginx: {lost} acknowledged events lost (target 0)")
 print(f"  decision log: {records} records, {unlogged} sessions whose records are not exactly revisions 1 to the stored one (target 0)")
 sys.exit(1 if lost or unlogged else 0)

@@ -57,11 +57,9 @@ echo
 python3 - "$WORK" <<'PY'
 import os, sys
 w = sys.argv[1]
-def median(name):
-    path = os.path.join(w, "runs-" + name)
-    if not os.path.exists(path): return None
-    rows = sorted((line.split() for line in open(path)), key=lambda r: float(r[0]))
-    return rows[len(rows) // 2], sum(int(r[3]) for r in rows), [float(r[0]) for r in rows]
+sys.path.insert(0, "load")
+from medians import median as _median
+def median(name): return _median(w, name)
 print(f"| {'what':34} | {'requests/s':>12} | {'p50':>8} | {'p99':>8} | {'failed':>6} |")
 print(f"|{'-' * 36}|{'-' * 14}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
 for store in ("sqlite", "postgres"):
@@ -69,7 +67,7 @@ for store in ("sqlite", "postgres"):
     for mode in ("off", "on"):
         m = median(f"{store}-{mode}")
         if m is None: continue
-        (rps, p50, p99, _), failed, _ = m
+        (rps, p50, p99, _), failed = m
         got[mode] = float(rps)
         label = f"stateful, {'SQLite' if store == 'sqlite' else 'PostgreSQL'}, log {mode}"
         print(f"| {label:34} | {float(rps):12,.0f} | {p50:>8} | {p99:>8} | {failed:6} |")

@@ -78,17 +78,11 @@ acked = json.load(open("/tmp/kill9.json"))["acked"]
 lost = unlogged = records = 0
 for user, revision in acked.items():
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    conn.request("GET", f"/v1/policies/spendiq/sessions/{user}/phone-{run}", headers={"Authorization": "Bearer " + tokens[user]})
-    r = conn.getresponse()
-    stored = json.loads(r.read()).get("revision", 0) if r.status == 200 else 0
-    if stored < revision:
-        lost += revision - stored
-        print(f"  {user}: acknowledged revision {revision}, stored {stored}")
-    # The decision log: one record per stored revision, 1 to the stored one, no more, no fewer.
-    seen = logcheck.logged_revisions(conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", {"Authorization": "Bearer " + tokens[user]})
-    if not logcheck.exactly_stored(user, seen, stored):
-        unlogged += 1
-    records += len(seen)
+    # Stored at least the acknowledged revision; and the decision log one record per stored
+    # revision, 1 to the stored one, no more, no fewer.
+    missing, logged, exact = logcheck.check_session(
+        conn, f"/v1/policies/spendiq/sessions/{user}/phone-{run}", {"Authorization": "Bearer " + tokens[user]}, user, revision)
+    lost, records, unlogged = lost + missing, records + logged, unlogged + (not exact)
 print(f"after restart: {len(acked)} sessions checked, {lost} acknowledged events lost (target 0)")
 print(f"decision log: {records} records, {unlogged} sessions whose records are not exactly revisions 1 to the stored one (target 0)")
 sys.exit(1 if lost or unlogged else 0)

@@ -23,3 +23,16 @@ def exactly_stored(user, seen, stored):
         return True
     print(f"  {user}: stored revision {stored}, logged revisions {len(seen)} (first {sorted(seen)[:3]}, last {sorted(seen)[-3:]})")
     return False
+
+
+def check_session(conn, session_path, headers, user, acknowledged):
+    """Reads the session back: (acknowledged revisions it lacks, its records, whether its log
+    holds exactly revisions 1 to the stored one); says what is wrong."""
+    conn.request("GET", session_path, headers=headers)
+    r = conn.getresponse()
+    stored = json.loads(r.read()).get("revision", 0) if r.status == 200 else 0
+    lost = max(0, acknowledged - stored)
+    if lost:
+        print(f"  {user}: acknowledged revision {acknowledged}, stored {stored}")
+    seen = logged_revisions(conn, session_path, headers)
+    return lost, len(seen), exactly_stored(user, seen, stored)

@@ -87,12 +87,9 @@ echo
 python3 - "$WORK" "$BATCH" <<'PY'
 import os, statistics, sys
 w, batch = sys.argv[1], int(sys.argv[2])
-def runs(name):
-    path = os.path.join(w, "runs-" + name)
-    if not os.path.exists(path): return None
-    rows = [line.split() for line in open(path)]
-    rows.sort(key=lambda r: float(r[0]))
-    return rows[len(rows) // 2], sum(int(r[3]) for r in rows)
+sys.path.insert(0, "load")
+from medians import median as _median
+def runs(name): return _median(w, name)
 names = [("echo", "echo"), ("stateless", "stateless evaluate"), ("batch", f"batch ({batch} items/request)"),
          ("stateful-sqlite", "stateful, SQLite (HS256 tokens)"),
          ("stateful-sqlite-rs256", "stateful, SQLite (RS256, JWKS)"), ("stateful-postgres", "stateful, PostgreSQL")]

@@ -156,22 +156,15 @@ SQL
 }
 
 # A store filled as asked, unless KEEP=1 and it already is.
-filled_pg() { # URL SESSIONS RECORDS
-  local have
-  have=$(psql "$1" -qtA -c "SELECT count(*) FROM sessions WHERE user_id LIKE 'fill-%'" 2>/dev/null || echo 0)
+filled() { # postgres|sqlite URL|FILE SESSIONS RECORDS
+  local kind=$1 have count="SELECT count(*) FROM sessions WHERE user_id LIKE 'fill-%'"
+  shift
+  if [ "$kind" = postgres ]; then have=$(psql "$1" -qtA -c "$count" 2>/dev/null || echo 0)
+  else have=$(sqlite3 "$1" "$count" 2>/dev/null || echo 0); fi
   if [ "$KEEP" = 1 ] && [ "$have" = "$2" ]; then echo "  keeping $1 ($have filled sessions)" >&2; return; fi
   echo "  filling $1: $2 sessions, $3 records ($(date +%T))" >&2
   local s=$SECONDS
-  fill_postgres "$@"
-  echo "  filled in $(( SECONDS - s )) s" >&2
-}
-filled_sqlite() { # FILE SESSIONS RECORDS
-  local have
-  have=$(sqlite3 "$1" "SELECT count(*) FROM sessions WHERE user_id LIKE 'fill-%'" 2>/dev/null || echo 0)
-  if [ "$KEEP" = 1 ] && [ "$have" = "$2" ]; then echo "  keeping $1 ($have filled sessions)" >&2; return; fi
-  echo "  filling $1: $2 sessions, $3 records ($(date +%T))" >&2
-  local s=$SECONDS
-  fill_sqlite "$@"
+  "fill_$kind" "$@"
   echo "  filled in $(( SECONDS - s )) s" >&2
 }
 
@@ -185,13 +178,13 @@ for store in $STORES; do
         || psql "$PG_URL" -q -c "CREATE DATABASE ${name}_size_$size" >/dev/null
     done
     BIG_PG="$base/${name}_size_big"; SMALL_PG="$base/${name}_size_small"
-    filled_pg "$SMALL_PG" "$SMALL_SESSIONS" $(( SMALL_SESSIONS * (RECORDS / SESSIONS) ))
-    filled_pg "$BIG_PG" "$SESSIONS" "$RECORDS"
+    filled postgres "$SMALL_PG" "$SMALL_SESSIONS" $(( SMALL_SESSIONS * (RECORDS / SESSIONS) ))
+    filled postgres "$BIG_PG" "$SESSIONS" "$RECORDS"
     serve 18291 "$SMALL_PG"; serve 18292 "$BIG_PG"
     PORTS+=("postgres-small:18291:$SMALL_SESSIONS" "postgres-big:18292:$SESSIONS")
   else
-    filled_sqlite "$FILLS/small.sqlite" "$SMALL_SESSIONS" $(( SMALL_SESSIONS * (SQLITE_RECORDS / SQLITE_SESSIONS) ))
-    filled_sqlite "$FILLS/big.sqlite" "$SQLITE_SESSIONS" "$SQLITE_RECORDS"
+    filled sqlite "$FILLS/small.sqlite" "$SMALL_SESSIONS" $(( SMALL_SESSIONS * (SQLITE_RECORDS / SQLITE_SESSIONS) ))
+    filled sqlite "$FILLS/big.sqlite" "$SQLITE_SESSIONS" "$SQLITE_RECORDS"
     serve 18293 "sqlite:$FILLS/small.sqlite"; serve 18294 "sqlite:$FILLS/big.sqlite"
     PORTS+=("sqlite-small:18293:$SMALL_SESSIONS" "sqlite-big:18294:$SQLITE_SESSIONS")
   fi
@@ -256,11 +249,9 @@ echo
 python3 - "$WORK" <<'PY'
 import os, sys
 w = sys.argv[1]
-def median(name):
-    path = os.path.join(w, "runs-" + name)
-    if not os.path.exists(path): return None
-    rows = sorted(([l.split() for l in open(path) if l.strip()]), key=lambda r: float(r[0]))
-    return rows[len(rows) // 2], sum(int(r[3]) for r in rows)
+sys.path.insert(0, "load")
+from medians import median as _median
+def median(name): return _median(w, name)
 print(f"| {'store':16} | {'events/s':>9} | {'p50':>8} | {'p99':>8} | {'filled pages/s':>14} | {'p50':>8} | {'p99':>8} "
       f"| {'active pages/s':>14} | {'p50':>8} | {'p99':>8} | {'failed':>6} |")
 print(f"|{'-' * 18}|{'-' * 11}|{'-' * 10}|{'-' * 10}|{'-' * 16}|{'-' * 10}|{'-' * 10}|{'-' * 16}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")

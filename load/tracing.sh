@@ -55,9 +55,9 @@ echo
 python3 - "$WORK" <<'PY'
 import json, os, sys
 w = sys.argv[1]
-def median(name):
-    rows = sorted((line.split() for line in open(os.path.join(w, "runs-" + name))), key=lambda r: float(r[0]))
-    return rows[len(rows) // 2], sum(int(r[3]) for r in rows)
+sys.path.insert(0, "load")
+from medians import median as _median
+def median(name): return _median(w, name)
 (echo, _) = median("echo")
 print(f"| {'what':38} | {'requests/s':>10} | {'p99':>8} | {'failed':>6} | {'of echo':>7} |")
 print(f"|{'-' * 40}|{'-' * 12}|{'-' * 10}|{'-' * 8}|{'-' * 9}|")

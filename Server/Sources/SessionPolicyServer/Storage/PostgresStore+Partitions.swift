@@ -26,35 +26,35 @@ extension PostgresStore {
         var upper: Int64?
         var isDefault: Bool
 
-        init(name: String, lower: Int64?, upper: Int64?, isDefault: Bool) {
-            (self.name, self.lower, self.upper, self.isDefault) = (name, lower, upper, isDefault)
-        }
-
         /// True when it holds any part of [lower, upper).
         func overlaps(_ lower: Int64, _ upper: Int64) -> Bool {
             !isDefault && (self.lower ?? .min) < upper && lower < (self.upper ?? .max)
         }
-
-        /// Reads PostgreSQL's text of a partition bound: `FOR VALUES FROM ('1') TO ('2')`,
-        /// `FOR VALUES FROM (MINVALUE) TO ('2')`, `DEFAULT`.
-        init?(name: String, bound: String) {
-            self.name = name
-            if bound == "DEFAULT" {
-                (lower, upper, isDefault) = (nil, nil, true)
-                return
-            }
-            let values = bound.split(whereSeparator: { "()".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
-            // ["FOR VALUES FROM", "'1'", "TO", "'2'"]
-            guard values.count == 4, values[0] == "FOR VALUES FROM", values[2] == "TO" else { return nil }
-            func value(_ text: String) -> Int64?? {
-                if text == "MINVALUE" || text == "MAXVALUE" { return .some(nil) }
-                return Int64(text.trimmingCharacters(in: CharacterSet(charactersIn: "'"))).map { .some($0) }
-            }
-            guard let lower = value(values[1]), let upper = value(values[3]) else { return nil }
-            (self.lower, self.upper, isDefault) = (lower, upper, false)
-        }
     }
+}
 
+extension PostgresStore.DecisionPartition {
+    /// Reads PostgreSQL's text of a partition bound: `FOR VALUES FROM ('1') TO ('2')`,
+    /// `FOR VALUES FROM (MINVALUE) TO ('2')`, `DEFAULT`.
+    init?(name: String, bound: String) {
+        self.name = name
+        if bound == "DEFAULT" {
+            (lower, upper, isDefault) = (nil, nil, true)
+            return
+        }
+        let values = bound.split(whereSeparator: { "()".contains($0) }).map { $0.trimmingCharacters(in: .whitespaces) }
+        // ["FOR VALUES FROM", "'1'", "TO", "'2'"]
+        guard values.count == 4, values[0] == "FOR VALUES FROM", values[2] == "TO" else { return nil }
+        func value(_ text: String) -> Int64?? {
+            if text == "MINVALUE" || text == "MAXVALUE" { return .some(nil) }
+            return Int64(text.trimmingCharacters(in: CharacterSet(charactersIn: "'"))).map { .some($0) }
+        }
+        guard let lower = value(values[1]), let upper = value(values[3]) else { return nil }
+        (self.lower, self.upper, isDefault) = (lower, upper, false)
+    }
+}
+
+extension PostgresStore {
     /// The partitions of `decisions`, none before schema 6.
     func decisionPartitions(_ conn: PostgresConnection) async throws -> [DecisionPartition] {
         let rows = try await conn.query(
@@ -71,9 +71,8 @@ extension PostgresStore {
 
     /// The name of the partition of the UTC day that starts at `start`: `decisions_20261128`.
     static func partitionName(dayStarting start: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(start) / 1000)
-        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
-        return String(format: "decisions_%04d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+        // `2026-11-28T00:00:00Z`
+        "decisions_" + Timestamp(millisecondsSinceEpoch: start).description.prefix(10).filter { $0 != "-" }
     }
 
     /// Creates the day partitions from the day before `now` to ``partitionDaysAhead`` days after
